@@ -1,0 +1,50 @@
+# sarp: the Structured Agent Result Protocol toolkit.
+#
+# Turns what LLM subagents report back to an orchestrator into checked, typed data and
+# back again: `parse` any of the dialects (clarity, bowser, adr013, aphelion, sdd, cleo,
+# json, or plain text) into one `Result`, `lint` a reply for what is wrong with it, and
+# `render` a Result in any dialect. Parsing never raises on reply content; everything
+# wrong with a reply is a coded, line-numbered `Diagnostic`.
+from __future__ import annotations
+
+from sarp.dialects import DIALECTS, Policy
+from sarp.model import (
+    ChecklistItem,
+    ChecklistStatus,
+    Conformance,
+    Delivery,
+    Diagnostic,
+    DiagnosticSeverity,
+    Finding,
+    Location,
+    Reference,
+    Result,
+    Severity,
+    Status,
+)
+from sarp.parse import lint, parse, render
+from sarp.vocab import register_scale
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DIALECTS",
+    "ChecklistItem",
+    "ChecklistStatus",
+    "Conformance",
+    "Delivery",
+    "Diagnostic",
+    "DiagnosticSeverity",
+    "Finding",
+    "Location",
+    "Policy",
+    "Reference",
+    "Result",
+    "Severity",
+    "Status",
+    "__version__",
+    "lint",
+    "parse",
+    "register_scale",
+    "render",
+]

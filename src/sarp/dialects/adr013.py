@@ -1,0 +1,246 @@
+# ADR-013 standardized review output (seed 001) and the lead-review extensions.
+#
+# Envelope: `# <Agent> Review`, `## Files Reviewed`, `## Findings` with one
+# `### <SEVERITY>: <title>` heading per finding and `- **Location**/Description/Impact/Fix`
+# bullets, then `## Summary` with `- **CRITICAL**: X` counts and `- **Verdict**: ...`.
+# The Summary is the required closing part: a reply without it was cut off (or forgot
+# it), so it is read as truncated.
+#
+# Drift handled: severities other than the three (HIGH/MEDIUM/LOW, emoji, read through the
+# reply's scale), finding heads as bold lines (`**SUGGESTION 1: title** (`file:26`)`),
+# struck-through or resolved heads (kept under fields.resolved, not counted), lead-review
+# suffixes (`— agent`), `**Agents**:` bullets, counts followed by prose or
+# `(Y corroborated)`, prose verdicts (`PASS with one IMPORTANT note`), SKIPPED with the
+# reason inline.
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from sarp.dialects import common
+from sarp.dialects.base import Builder
+from sarp.dialects.prose import SEVERITY_WORDS, finding_head_line
+from sarp.model import Finding, Result, Severity, Status
+from sarp.text.inline import key_value, list_item, strip_emphasis, strip_markup
+from sarp.text.lines import PLAIN, Document
+from sarp.text.write import cell, location_text
+from sarp.vocab import STATUS, normalise_word
+
+__all__ = ["ADR013", "Adr013Dialect"]
+
+SEVERITIES: Final = {"CRITICAL": Severity.CRITICAL, "IMPORTANT": Severity.MAJOR,
+                     "SUGGESTION": Severity.MINOR}
+FINDING_FIELDS: Final = (("Location", "location"), ("Counter-location", "counter_location"),
+                         ("Type", "type"), ("Description", "description"),
+                         ("Impact", "impact"), ("Fix", "suggestion"),
+                         ("Confidence", "confidence"), ("Agent", "agent"))
+VERDICTS: Final = ("ISSUES FOUND", "APPROVED")
+_COUNT: Final = re.compile(r"(?P<n>\d{1,6})(?P<rest>.{0,500})$")
+_CORROBORATED: Final = re.compile(r"\((?P<n>\d{1,6}) corroborated\)")
+
+
+class Adr013Dialect:
+    name = "adr013"
+    severities = SEVERITIES
+    case_sensitive = True
+
+    def __init__(self) -> None:
+        self.vocab = STATUS["adr013"]
+
+    def detect(self, doc: Document) -> int:
+        src = doc.src
+        score = 0
+        if "## Summary" in src or "**Verdict**" in src or "Verdict:" in src:
+            score += 25
+        if "### CRITICAL" in src or "### IMPORTANT" in src or "### SUGGESTION" in src:
+            score += 45
+        elif "**CRITICAL**" in src or "**IMPORTANT**" in src or "**SUGGESTION" in src:
+            score += 25
+        if "## Files Reviewed" in src:
+            score += 15
+        if " Review\n" in src or src.lstrip().startswith("# "):
+            score += 5
+        return score if score >= 30 else 0
+
+    def parse(self, b: Builder) -> None:
+        b.envelope_name = "## Summary section"
+        doc = b.doc
+        secs = common.sections(doc)
+        summary = next((s for s in secs if s.level <= 3 and
+                        strip_emphasis(s.title).lower().startswith(("summary", "verdict"))), None)
+        for sec in secs:
+            if sec.level == 1 and sec.title.lower().endswith("review"):
+                b.fields["title"] = sec.title
+                if b.agent is None:
+                    b.agent = "-".join(sec.title[:-6].strip().lower().split()) or None
+            elif strip_emphasis(sec.title).lower().startswith("files reviewed"):
+                files = [strip_markup(t) for _, t in common.bullets(doc, sec.line + 1, sec.end)]
+                b.metadata["files_reviewed"] = files
+        stop = summary.line if summary is not None else len(doc.lines)
+        self._findings(b, 0, stop)
+        if summary is not None:
+            b.envelope = True
+            b.closing_seen = True
+            self._summary(b, summary.line, summary.end)
+        else:
+            if b.findings or any(s.title.lower().startswith("findings") for s in secs):
+                b.envelope = True
+                b.diag("SARP401", doc.last_nonblank(), dialect="adr013",
+                       part="## Summary section",
+                       hint="End with ## Summary: counts and **Verdict**.")
+                b.truncated("the closing ## Summary section is missing", doc.last_nonblank())
+
+    def _findings(self, b: Builder, start: int, stop: int) -> None:
+        doc = b.doc
+        heads = [(i, head) for i in range(start, stop) if doc.kinds[i] == PLAIN
+                 and (head := finding_head_line(doc.lines[i])) is not None]
+        ends = [h[0] for h in heads[1:]] + [stop] if heads else []
+        for (i, head), end in zip(heads, ends, strict=True):
+            end = _section_end(doc, i, end)
+            severity, title, resolved = head.severity, head.title, head.resolved
+            raw = head.finding(i)
+            if head.form != "heading":
+                b.diag("SARP209", i, form=head.form, expected="`### SEVERITY: title`")
+            common.read_body(b, raw, i + 1, end)
+            if raw.agent is None:
+                agents = _agents_bullet(doc, i + 1, end)
+                if agents:
+                    raw.agent = agents
+            if raw.location is None and raw.description:
+                raw.location = common.location_in(raw.description)
+            if resolved:
+                b.fields.setdefault("resolved", []).append(
+                    {"severity": severity, "title": title, "line": i + 1})
+                b.diag("SARP210", i, title=title)
+                continue
+            b.add(raw)
+        b.requires_location = True
+
+    def _summary(self, b: Builder, start: int, end: int) -> None:
+        doc = b.doc
+        verdict_line = -1
+        reason: str | None = None
+        for i in range(start + 1, end):
+            if doc.kinds[i] != PLAIN:
+                continue
+            text = list_item(doc.lines[i])
+            text = doc.lines[i].strip() if text is None else text
+            pair = key_value(text)
+            if pair is None:
+                continue
+            key, value, _ = pair
+            word = normalise_word(key)
+            if word == "verdict":
+                verdict_line = i
+                verdict = strip_emphasis(value).strip("`* ")
+                b.set_status(verdict, i)
+                for sep in (" — ", " - ", " – ", ": "):
+                    if verdict.upper().startswith("SKIPPED") and sep in verdict:
+                        reason = verdict.split(sep, 1)[1].strip()
+                        break
+            elif word == "reason":
+                reason = strip_emphasis(value)
+            elif word in SEVERITY_WORDS or word.rstrip("s") in SEVERITY_WORDS:
+                self._count(b, i, key, value)
+        if reason:
+            b.fields["reason"] = reason
+        if verdict_line < 0:
+            # A title-line verdict (`## Verdict: APPROVED`) also counts.
+            title = strip_emphasis(doc.lines[start].lstrip("# "))
+            pair = key_value(title)
+            if pair is not None and normalise_word(pair[0]) == "verdict":
+                b.set_status(strip_emphasis(pair[1]).strip("`* "), start)
+                verdict_line = start
+        if verdict_line < 0:
+            b.diag("SARP401", start, dialect="adr013", part="**Verdict** line",
+                   hint="End the Summary with `- **Verdict**: ISSUES FOUND | APPROVED`.")
+            return
+        verdict_word = (b.status_word or "").upper()
+        if verdict_word.startswith("SKIPPED") and not reason:
+            b.diag("SARP403", verdict_line)
+        elif verdict_word.startswith("SKIPPED"):
+            b.fields["skipped"] = True
+
+    def _count(self, b: Builder, i: int, key: str, value: str) -> None:
+        text = strip_emphasis(value)
+        match = _COUNT.match(text.strip())
+        if match is None:
+            return
+        declared = int(match["n"])
+        corroborated = _CORROBORATED.search(match["rest"])
+        name = strip_emphasis(key).strip()
+        if corroborated is not None:
+            b.fields.setdefault("corroborated", {})[name] = int(corroborated["n"])
+        if match["rest"].strip():
+            b.fields.setdefault("count_notes", {})[name] = match["rest"].strip(" —–-")
+        canonical = SEVERITIES.get(name.upper())
+        native = normalise_word(name)
+
+        def count(findings: list[Finding]) -> int:
+            if canonical is not None:
+                return sum(1 for f in findings if f.severity is canonical)
+            return sum(1 for f in findings if f.native_severity is not None and
+                       normalise_word(f.native_severity) == native)
+
+        b.expect_count("the Summary", name, declared, count, f"{name} findings", i)
+
+    def render(self, result: Result) -> str:
+        agent = result.agent or "code-reviewer"
+        title = result.fields.get("title") or " ".join(
+            w.capitalize() for w in agent.split("-")) + " Review"
+        lines = [f"# {title}", ""]
+        files = result.metadata.get("files_reviewed")
+        if files:
+            lines += ["## Files Reviewed", *[f"- {f}" for f in files], ""]
+        lines += ["## Findings", ""]
+        word = {Severity.CRITICAL: "CRITICAL", Severity.MAJOR: "IMPORTANT",
+                Severity.MINOR: "SUGGESTION"}
+        for f in result.findings:
+            lines.append(f"### {word[f.severity]}: {cell(f.title or f.id)}")
+            lines.extend(_finding_bullets(f))
+            lines.append("")
+        lines.append("## Summary")
+        for sev, name in word.items():
+            lines.append(f"- **{name}**: {sum(1 for f in result.findings if f.severity is sev)}")
+        if result.fields.get("skipped") or (result.native_status or "").startswith("SKIPPED"):
+            lines.append("- **Verdict**: SKIPPED")
+            lines.append(f"- **Reason**: {result.fields.get('reason') or 'nothing to review'}")
+        else:
+            verdict = "ISSUES FOUND" if result.status is Status.FINDINGS else "APPROVED"
+            lines.append(f"- **Verdict**: {verdict}")
+        return "\n".join(lines) + "\n"
+
+
+def _finding_bullets(f: Finding) -> list[str]:
+    out = []
+    for label, name in FINDING_FIELDS:
+        value = getattr(f, name)
+        if name in ("location", "counter_location"):
+            if value is not None:
+                out.append(f"- **{label}**: `{location_text(value)}`")
+            continue
+        if value is not None and value != "":
+            shown = f"{value:g}" if isinstance(value, float) else cell(value)
+            out.append(f"- **{label}**: {shown}")
+    return out
+
+
+def _section_end(doc: Document, start: int, end: int) -> int:
+    for i in range(start + 1, end):
+        if doc.kinds[i] == PLAIN and doc.lines[i].startswith("#"):
+            return i
+    return end
+
+
+def _agents_bullet(doc: Document, start: int, end: int) -> str | None:
+    for i in range(start, end):
+        text = list_item(doc.lines[i])
+        if text is None:
+            continue
+        pair = key_value(text)
+        if pair is not None and normalise_word(pair[0]) in ("agents", "reported by"):
+            return strip_markup(pair[1])
+    return None
+
+
+ADR013: Final = Adr013Dialect()

@@ -1,0 +1,399 @@
+# Aphelion AGENT_RESULT blocks (seed 003, research notes §4).
+#
+# Grammar (one block, NEXT last):
+#   AGENT_RESULT: <agent>
+#   STATUS: success|error|failure|suspended|blocked|approved|conditional|rejected
+#   KEY: scalar          KEY:\n  - item           KEY:\n  - NAME: value
+#   KEY: |\n  block scalar
+#   NEXT: <agent>|done|suspended
+# NEXT is the required closing line: a block without it was cut off.
+#
+# Findings come from the item lists (`CRITICAL_ITEMS`, `WARNING_ITEMS`, `FAILED_TESTS`,
+# `INCONSISTENCY_ITEMS`, ...) and from finding prose before the block; one finding named
+# in both (same id or location) is one finding. The block's counts are checked against
+# what was found; STATUS/count pairings (reviewer, tester, doc-reviewer) are checked.
+from __future__ import annotations
+
+import re
+from typing import Any, Final
+
+from sarp.dialects import common
+from sarp.dialects.base import Builder, RawFinding
+from sarp.dialects.prose import finding_head_line, read_prose_findings
+from sarp.model import Finding, Result, Severity, Status
+from sarp.text.inline import list_item, strip_emphasis, strip_markup
+from sarp.text.lines import MARKER, PLAIN, Document
+from sarp.text.locations import looks_like_path
+from sarp.text.write import cell, location_text
+from sarp.vocab import STATUS, normalise_word
+
+__all__ = ["APHELION", "AphelionDialect"]
+
+SEVERITIES: Final = {"CRITICAL": Severity.CRITICAL, "WARNING": Severity.MAJOR,
+                     "INCONSISTENCY": Severity.MAJOR, "SUGGESTION": Severity.MINOR,
+                     "ADVISORY": Severity.MINOR, "INFO": Severity.MINOR}
+# item list key -> (severity word, default severity, finding type)
+ITEM_LISTS: Final[dict[str, tuple[str | None, Severity, str | None]]] = {
+    "CRITICAL_ITEMS": ("CRITICAL", Severity.CRITICAL, None),
+    "WARNING_ITEMS": ("WARNING", Severity.MAJOR, None),
+    "SUGGESTION_ITEMS": ("SUGGESTION", Severity.MINOR, None),
+    "ADVISORY_ITEMS": ("ADVISORY", Severity.MINOR, None),
+    "INFO_ITEMS": ("INFO", Severity.MINOR, None),
+    "INCONSISTENCY_ITEMS": ("INCONSISTENCY", Severity.MAJOR, None),
+    "FAILED_TESTS": (None, Severity.MAJOR, "failed-test"),
+    "FAILED_CONDITIONS": (None, Severity.MAJOR, "failed-criterion"),
+}
+# count key -> the findings it counts
+COUNTS: Final[dict[str, str]] = {
+    "CRITICAL_COUNT": "CRITICAL", "WARNING_COUNT": "WARNING",
+    "SUGGESTION_COUNT": "SUGGESTION", "ADVISORY_COUNT": "ADVISORY", "INFO_COUNT": "INFO",
+    "INCONSISTENCY_COUNT": "INCONSISTENCY",
+}
+NUMERIC_KEYS: Final = frozenset({*COUNTS, "TOTAL", "PASSED", "FAILED", "SKIPPED",
+                                 "TOTAL_CASES", "TBD_COUNT", "EXIT_CODE", "DURATION_MS",
+                                 "UC_COUNT", "ENTITY_COUNT", "MUST_COUNT", "SHOULD_COUNT",
+                                 "ESTIMATED_FILES"})
+OWN_FIELDS: Final = frozenset({"AGENT_RESULT", "STATUS", "NEXT", "BLOCKED_REASON",
+                               "BLOCKED_TARGET", "CURRENT_TASK"})
+_KEY: Final = re.compile(r"[ \t]*(?:\*\*)?(?P<key>[A-Z][A-Z0-9_]{1,48})(?:\*\*)?[ \t]?:"
+                         r"(?:\*\*)?(?P<value>.{0,100000})$")
+_ITEM_ID: Final = re.compile(r"(?P<id>[A-Z][A-Za-z0-9]{0,9}(?:[-_][A-Za-z0-9]{1,10}){0,3})"
+                             r"\s?:\s(?P<rest>.{0,100000})$")
+
+
+def _block_start(doc: Document) -> int:
+    for i, line in enumerate(doc.lines):
+        if "AGENT_RESULT" in line and doc.is_text(i) and \
+                line.lstrip(" *`").startswith("AGENT_RESULT"):
+            return i
+    return -1
+
+
+class AphelionDialect:
+    name = "aphelion"
+    severities = SEVERITIES
+    case_sensitive = True
+
+    def __init__(self) -> None:
+        self.vocab = STATUS["aphelion"]
+
+    def detect(self, doc: Document) -> int:
+        src = doc.src
+        if "AGENT_RESULT" not in src:
+            return 10 if "\nSTATUS:" in src and "\nNEXT:" in src else 0
+        return 90 if "STATUS" in src else 50
+
+    def parse(self, b: Builder) -> None:
+        b.envelope_name = "AGENT_RESULT block"
+        doc = b.doc
+        start = _block_start(doc)
+        if start < 0:
+            for open_at, close_at, _info in doc.fences:
+                inside = [i for i in range(open_at + 1, close_at if close_at >= 0 else
+                                           len(doc.lines)) if "AGENT_RESULT" in doc.lines[i]]
+                if inside:
+                    b.doc = doc = doc.unwrap(open_at, close_at)
+                    b.diag("SARP005", open_at, what="AGENT_RESULT block", open=open_at + 1)
+                    start = inside[0]
+                    break
+        if start < 0:
+            self._prose(b, 0, len(doc.lines))
+            return
+        b.envelope = True
+        b.envelope_line = start
+        entries, end = _read_block(doc, start)
+        if strip_emphasis(doc.lines[start].strip().strip("`")) != doc.lines[start].strip():
+            b.diag("SARP110", start, what="AGENT_RESULT keys")
+        self._prose(b, 0, start)
+        prose_findings = list(b.findings)
+        b.findings.clear()
+        self._entries(b, entries)
+        items = list(b.findings)
+        for raw in prose_findings:
+            b.add_or_fill(raw, among=items)
+        self._checks(b, entries, end)
+
+    def _prose(self, b: Builder, start: int, end: int) -> None:
+        """Findings written before the block (see `sarp.dialects.prose`)."""
+        if read_prose_findings(b, start, end):
+            b.recovered = True
+
+    def _entries(self, b: Builder, entries: list[tuple[int, str, Any]]) -> None:
+        for line, key, value in entries:
+            if key == "AGENT_RESULT":
+                b.agent = strip_markup(str(value)) or b.agent
+            elif key == "STATUS":
+                b.set_status(strip_markup(str(value)), line)
+            elif key == "NEXT":
+                b.next = strip_markup(str(value)) or None
+            elif key == "BLOCKED_REASON":
+                b.blocked_reason = _text(value)
+            elif key == "BLOCKED_TARGET":
+                b.blocked_target = strip_markup(_text(value))
+            elif key == "CURRENT_TASK":
+                b.current_task = strip_markup(_text(value))
+            elif key in ITEM_LISTS:
+                self._items(b, line, key, value)
+            elif key in NUMERIC_KEYS:
+                number = _int(value)
+                b.metrics[key] = number if number is not None else value
+                if number is None and _text(value):
+                    b.diag("SARP409", line, key=key, value=_text(value),
+                           action="kept as written")
+            else:
+                b.fields[key] = value
+        b.closing_seen = b.next is not None
+
+    def _items(self, b: Builder, line: int, key: str, value: Any) -> None:
+        word, default, kind = ITEM_LISTS[key]
+        items = value if isinstance(value, list) else []
+        if not isinstance(value, list) and _text(value) and _text(value).lower() not in (
+                "none", "[]", "-", "n/a", "0"):
+            items = [(line, _text(value))]
+        for item_line, text in items:
+            if isinstance(text, dict):
+                text = " ".join(f"{k}: {v}" for k, v in text.items())
+            text = str(text).strip()
+            if not text or text.lower() in ("none", "[]", "n/a"):
+                continue
+            raw = RawFinding(line=item_line, severity=word, default=default, type=kind,
+                             severity_expected=word is not None)
+            ident = _ITEM_ID.match(text)
+            rest = text
+            if ident is not None and (common.is_id_like(ident["id"]) or kind == "failed-test"):
+                raw.id, rest = ident["id"], ident["rest"]
+            head, sep, tail = rest.partition(" - ")
+            if not sep:
+                head, sep, tail = rest.partition(" — ")
+            head_clean = strip_markup(head)
+            if sep and (looks_like_path(head_clean.split(":")[0].split(" ")[0])
+                        or common.location_in(head_clean)):
+                raw.location = head_clean
+                raw.description = tail.strip() or None
+            else:
+                raw.description = rest
+                raw.location = common.location_in(rest)
+            if kind == "failed-test":
+                raw.title = head_clean if sep else None
+                if raw.location is None and "::" in head_clean:
+                    raw.location = head_clean
+            b.add(raw)
+
+    def _checks(self, b: Builder, entries: list[tuple[int, str, Any]], end: int) -> None:
+        keys = {key: line for line, key, _ in entries}
+        if "STATUS" not in keys:
+            b.diag("SARP401", b.envelope_line, dialect="aphelion", part="STATUS line",
+                   hint="Write `STATUS: <status>` right after AGENT_RESULT.")
+        if "NEXT" not in keys:
+            b.diag("SARP401", end, dialect="aphelion", part="NEXT line",
+                   hint="End the block with `NEXT: <agent|done|suspended>`.")
+            b.truncated("the closing NEXT line is missing", b.doc.last_nonblank())
+        status = normalise_word(b.status_word or "")
+        if status == "blocked":
+            for field in ("BLOCKED_REASON", "BLOCKED_TARGET"):
+                if field not in keys:
+                    b.diag("SARP402", keys.get("STATUS", b.envelope_line), field=field)
+        for count_key, word in COUNTS.items():
+            declared = b.metrics.get(count_key)
+            if isinstance(declared, int):
+                b.expect_count("the AGENT_RESULT block", count_key, declared,
+                               _count_word(word), f"{word} findings", keys[count_key])
+        failed = b.metrics.get("FAILED")
+        if isinstance(failed, int) and "FAILED_TESTS" in keys:
+            b.expect_count("the AGENT_RESULT block", "FAILED", failed,
+                           lambda fs: sum(1 for f in fs if f.type == "failed-test"),
+                           "failed tests", keys["FAILED"])
+        total = b.metrics.get("TOTAL")
+        parts = [b.metrics.get(k) for k in ("PASSED", "FAILED", "SKIPPED")]
+        if isinstance(total, int) and all(isinstance(p, int) or p is None for p in parts) and \
+                any(isinstance(p, int) for p in parts):
+            summed = sum(p for p in parts if isinstance(p, int))
+            if summed != total:
+                b.diag("SARP303", keys["TOTAL"], total=total, sum=summed)
+        critical = b.metrics.get("CRITICAL_COUNT")
+        if status in ("approved", "conditional", "rejected") and isinstance(critical, int) and \
+                (status == "rejected") != (critical > 0):
+            b.diag("SARP304", keys.get("STATUS", b.envelope_line), status=b.status_word,
+                   count=critical)
+        doc_result = normalise_word(str(b.fields.get("DOC_REVIEW_RESULT", "")))
+        if doc_result.startswith("fail") and status != "failure":
+            b.diag("SARP305", keys.get("DOC_REVIEW_RESULT", b.envelope_line),
+                   value=b.fields["DOC_REVIEW_RESULT"], status=b.status_word)
+            b.status_override = Status.FINDINGS
+
+    def render(self, result: Result) -> str:
+        lines = [f"AGENT_RESULT: {result.agent or 'agent'}",
+                 f"STATUS: {_status_word(result)}"]
+        if result.blocked_reason or result.status is Status.BLOCKED:
+            lines.append(f"BLOCKED_REASON: {cell(result.blocked_reason or 'not given')}")
+            lines.append(f"BLOCKED_TARGET: {cell(result.blocked_target or 'architect')}")
+        if result.current_task:
+            lines.append(f"CURRENT_TASK: {cell(result.current_task)}")
+        for key, value in result.metrics.items():
+            if key not in COUNTS:
+                lines.append(f"{key}: {value}")
+        for key, value in result.fields.items():
+            lines.extend(_render_value(key, value))
+        groups: dict[str, list[Finding]] = {}
+        for f in result.findings:
+            key = {"failed-test": "FAILED_TESTS", "failed-criterion": "FAILED_CONDITIONS"}.get(
+                f.type or "", _list_for(f))
+            groups.setdefault(key, []).append(f)
+        for count_key, word in COUNTS.items():
+            n = sum(1 for f in result.findings if _list_for(f) == f"{word}_ITEMS" and
+                    f.type not in ("failed-test", "failed-criterion"))
+            if n or f"{word}_ITEMS" in groups or count_key in result.metrics:
+                lines.append(f"{count_key}: {n}")
+        for key, findings in groups.items():
+            lines.append(f"{key}:")
+            for f in findings:
+                loc = location_text(f.location) if f.location else None
+                text = cell(f.description or f.title or "")
+                body = f"{loc} - {text}" if loc else text
+                lines.append(f"  - {f.id}: {body}")
+        lines.append(f"NEXT: {result.next or 'done'}")
+        return "\n".join(lines) + "\n"
+
+
+def _list_for(f: Finding) -> str:
+    native = normalise_word(f.native_severity or "").upper()
+    if native in SEVERITIES and SEVERITIES[native] is f.severity:
+        return f"{native}_ITEMS"
+    return {Severity.CRITICAL: "CRITICAL_ITEMS", Severity.MAJOR: "WARNING_ITEMS",
+            Severity.MINOR: "SUGGESTION_ITEMS"}[f.severity]
+
+
+def _render_value(key: str, value: Any) -> list[str]:
+    if isinstance(value, list):
+        out = [f"{key}:"]
+        for item in value:
+            if isinstance(item, dict):
+                out.extend(f"  - {k}: {cell(v)}" for k, v in item.items())
+            else:
+                out.append(f"  - {cell(item)}")
+        return out
+    if isinstance(value, dict):
+        return [f"{key}:", *[f"  {k}: {cell(v)}" for k, v in value.items()]]
+    text = str(value)
+    if "\n" in text:
+        return [f"{key}: |", *[f"  {line}" for line in text.split("\n")]]
+    return [f"{key}: {cell(text)}"]
+
+
+def _status_word(result: Result) -> str:
+    canonical = STATUS["aphelion"].canonical
+    if result.native_status in canonical:
+        meaning = canonical[result.native_status]
+        by_content = Status.FINDINGS if result.findings else Status.CLEAN
+        if meaning == result.status or (isinstance(meaning, str) and not isinstance(
+                meaning, Status) and by_content is result.status):
+            return result.native_status
+    return {Status.CLEAN: "success", Status.FINDINGS: "failure", Status.PARTIAL: "suspended",
+            Status.BLOCKED: "blocked", Status.ERROR: "error"}[result.status]
+
+
+def _count_word(word: str) -> Any:
+    def count(findings: list[Finding]) -> int:
+        return sum(1 for f in findings if f.native_severity is not None
+                   and normalise_word(f.native_severity).upper() == word)
+
+    return count
+
+
+def _int(value: Any) -> int | None:
+    text = _text(value).strip()
+    head = text.split(" ", 1)[0].split("(", 1)[0].strip()
+    return int(head) if head.isdigit() else None
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, list):
+        return "; ".join(str(v[1]) if isinstance(v, tuple) else str(v) for v in value)
+    return str(value) if value is not None else ""
+
+
+def _next_head(doc: Document, start: int, end: int) -> int:
+    for i in range(start + 1, end):
+        line = doc.lines[i].strip()
+        if doc.kinds[i] == PLAIN and (line.startswith("#") or finding_head_line(line)
+                                      or "AGENT_RESULT" in line):
+            return i
+    return end
+
+
+def _read_block(doc: Document, start: int) -> tuple[list[tuple[int, str, Any]], int]:
+    """The block's (line, KEY, value) entries, lists as [(line, item)], and its last line.
+
+    A value is a scalar, a list of items (`- x`, `- NAME: v`, or indented lines without
+    dashes), or a block scalar after `KEY: |`. The block ends at a fence marker, at a
+    line that is neither a key nor indented, or after NEXT.
+    """
+    lines = doc.lines
+    entries: list[tuple[int, str, Any]] = []
+    first = lines[start].strip().strip("`")
+    head = _KEY.match(first.replace("**", ""))
+    entries.append((start, "AGENT_RESULT", head["value"].strip() if head else ""))
+    i = start + 1
+    last = start
+    current: tuple[int, str] | None = None
+    items: list[tuple[int, Any]] = []
+    scalar: list[str] | None = None
+    blank_run = 0
+
+    def close() -> None:
+        nonlocal current, items, scalar
+        if current is None:
+            return
+        line, key = current
+        if scalar is not None:
+            entries.append((line, key, "\n".join(scalar).strip()))
+        else:
+            entries.append((line, key, items))
+        current, items, scalar = None, [], None
+
+    while i < len(lines):
+        if doc.kinds[i] == MARKER:
+            break
+        raw = lines[i]
+        text = raw.strip()
+        if not text:
+            blank_run += 1
+            if blank_run >= 2 and current is None:
+                break
+            i += 1
+            continue
+        blank_run = 0
+        indented = raw.startswith((" ", "\t"))
+        match = _KEY.match(raw.replace("**", "")) if not indented or current is None else None
+        if match is None and indented and current is None:
+            match = _KEY.match(raw.strip().replace("**", ""))
+        if (match is not None and not indented) or (match is not None and current is None):
+            close()
+            key = match["key"]
+            value = match["value"].strip()
+            if value in ("|", ">", "|-", ">-"):
+                current, scalar = (i, key), []
+            elif value == "":
+                current, items = (i, key), []
+            else:
+                entries.append((i, key, value))
+            last = i
+            i += 1
+            if key == "NEXT":
+                break
+            continue
+        if current is not None and (indented or list_item(raw) is not None):
+            if scalar is not None:
+                scalar.append(raw.strip())
+            else:
+                item = list_item(raw)
+                items.append((i, (item if item is not None else text).strip()))
+            last = i
+            i += 1
+            continue
+        break
+    close()
+    return entries, last
+
+
+APHELION: Final = AphelionDialect()

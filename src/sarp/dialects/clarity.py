@@ -1,0 +1,528 @@
+# Clarity Loop's Structured Agent Result Protocol (seed 000) and its ancestor Bowser.
+#
+# Envelope: a summary line `RESULT: <STATUS> | Type: <type> | <metrics>`, a metadata
+# block between `---` lines with bold keys, then a type-specific detail section (finding
+# table, checklist, files/criteria/tests, inventory). Bowser is the same summary line
+# with `PASS|FAIL | Steps: x/y` and a step table.
+#
+# Summary-line choice (SPEC §4): candidates are RESULT lines outside fences and
+# blockquotes. Take the first non-blank line if it is one; else the last non-blank line;
+# else the first candidate. When no candidate is outside a fence, a fence whose first
+# line is a RESULT line is read as if unfenced (the envelope fenced inside prose).
+#
+# The spec below (`TYPES`, `METADATA_KEYS`, `FINDING_COLUMNS`, vocabularies) is read by
+# the parser, the renderer and the prompt writer alike.
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Final
+
+from sarp.dialects import common
+from sarp.dialects.base import Builder
+from sarp.model import ChecklistStatus, Finding, Result, Severity, Status
+from sarp.text.inline import key_value, strip_emphasis
+from sarp.text.lines import MARKER, PLAIN, Document
+from sarp.text.tables import find_tables
+from sarp.text.write import cell, location_text, table
+from sarp.vocab import STATUS
+
+__all__ = ["BOWSER", "CLARITY", "ClarityDialect"]
+
+TYPES: Final[dict[str, tuple[str, ...]]] = {
+    "digest": ("Doc", "Sections", "Entities", "Cross-refs"),
+    "consistency": ("Pair", "Findings", "Critical", "Major", "Minor"),
+    "verification": ("Items", "Applied", "Partial", "Missing"),
+    "implementation": ("Task", "Files", "Criteria", "Tests"),
+    "design-plan": ("Screen", "Components"),
+}
+TAIL_METRICS: Final = ("Coverage", "Reason")  # appended on PARTIAL and ERROR
+METADATA_KEYS: Final = ("Protocol", "Agent", "Assigned", "Scope", "Coverage", "Confidence")
+FINDING_COLUMNS: Final = ("ID", "Severity", "Type", "Location", "Counter-location",
+                          "Description", "Suggestion")
+FINDING_TYPES: Final = ("contradiction", "terminology-drift", "broken-reference",
+                        "stale-content", "missing-coverage", "redundant-spec",
+                        "abstraction-leak", "fidelity-loss", "scope-violation", "regression")
+SEVERITIES: Final = {"critical": Severity.CRITICAL, "major": Severity.MAJOR,
+                     "minor": Severity.MINOR}
+_KNOWN_METRICS: Final = {name.lower(): name for names in TYPES.values() for name in names} | {
+    "type": "Type", "coverage": "Coverage", "reason": "Reason", "dimension": "Dimension",
+    "confirmed": "Confirmed", "failed": "Failed", "steps": "Steps", "assertions": "Assertions",
+    "duration": "Duration", "cross refs": "Cross-refs", "crossrefs": "Cross-refs",
+    "xrefs": "Cross-refs", "cross-references": "Cross-refs", "document": "Doc",
+    "file": "Doc", "criteria passed": "Criteria", "tests passed": "Tests",
+}
+_METRIC_TYPE_HINTS: Final = {"Pair": "consistency", "Items": "verification",
+                             "Criteria": "implementation", "Screen": "design-plan",
+                             "Sections": "digest", "Dimension": "consistency"}
+_INT: Final = re.compile(r"\d{1,9}")
+_BREAKDOWN: Final = re.compile(r"^(?P<head>[^()]{0,200}?)\s?\((?P<inner>[^()]{1,400})\)\s?$")
+_PAIR_SPLIT: Final = re.compile(r"\s?[:=]\s?")
+
+
+@dataclass(frozen=True)
+class _Variant:
+    name: str
+    status_words: tuple[str, ...]
+
+
+def _result_word(line: str) -> int:
+    """Offset just after `RESULT:` when `line` is a summary-line candidate, else -1."""
+    text = line.lstrip(" \t*_`#>-")
+    if not text[:6].upper() == "RESULT" or text[6:7].isalpha() or text[6:7] == "_":
+        return -1
+    rest = text[6:].lstrip("*_ `")
+    if not rest.startswith((":", "=")):
+        return -1
+    if text[:6] != "RESULT":  # `Result: ...` in prose only counts with a status word
+        word = rest[1:].strip(" *_`").split(" ", 1)[0].split("|", 1)[0].strip().upper()
+        if word not in _ALL_STATUS_WORDS:
+            return -1
+    return len(line) - len(rest) + 1
+
+
+_ALL_STATUS_WORDS: Final = frozenset(
+    w.upper() for v in ("clarity", "bowser") for w in
+    (*STATUS[v].canonical, *STATUS[v].aliases)
+)
+
+
+class ClarityDialect:
+    case_sensitive = True
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.vocab = STATUS[name]
+        self.severities: dict[str, Severity] = dict(SEVERITIES)
+
+    # -- detect ----------------------------------------------------------------------
+    def detect(self, doc: Document) -> int:
+        if "RESULT" not in doc.src and "Result:" not in doc.src and "result:" not in doc.src:
+            return 0
+        best = 0
+        for i, line in enumerate(doc.lines):
+            if "RESULT" not in line.upper() or _result_word(line) < 0:
+                continue
+            upper = line.upper()
+            is_bowser = "STEPS:" in upper or re.search(r"RESULT\W{0,4}:\W{0,4}(PASS|FAIL)\b",
+                                                       upper) is not None
+            score = 60 if doc.kinds[i] == PLAIN else 30
+            if "TYPE:" in upper:
+                score += 20
+            if is_bowser:
+                score += 15 if self.name == "bowser" else 0
+            elif self.name == "clarity":
+                score += 10
+            best = max(best, score)
+        return best
+
+    # -- parse -----------------------------------------------------------------------
+    def parse(self, b: Builder) -> None:
+        b.envelope_name = "RESULT summary line"
+        doc = b.doc
+        candidates = [i for i, line in enumerate(doc.lines)
+                      if "RESULT" in line.upper() and doc.is_text(i) and _result_word(line) >= 0]
+        if not candidates:
+            for open_at, close_at, _info in doc.fences:
+                first = doc.first_text(open_at + 1) if False else _first_inside(doc, open_at)
+                if first >= 0 and _result_word(doc.lines[first]) >= 0:
+                    b.doc = doc = doc.unwrap(open_at, close_at)
+                    b.diag("SARP005", open_at, what="RESULT line", open=open_at + 1)
+                    candidates = [first]
+                    break
+        if not candidates:
+            self._detail(b, 0)
+            return
+        first, last = doc.first_nonblank(), doc.last_nonblank()
+        if candidates[0] == first:
+            chosen = first
+        elif candidates[-1] == last:
+            chosen = last
+            b.diag("SARP105", chosen)
+        else:
+            chosen = candidates[0]
+            b.diag("SARP104", chosen, count=_count_text_lines(doc, first, chosen))
+        if len(candidates) > 1:
+            b.diag("SARP106", candidates[1], count=len(candidates), used=chosen + 1)
+        b.envelope = True
+        b.envelope_line = chosen
+        self._summary(b, chosen)
+        after = self._metadata(b, chosen) if chosen != last else 0
+        self._detail(b, after if chosen == first or chosen < last else 0)
+
+    def _summary(self, b: Builder, i: int) -> None:
+        line = b.doc.lines[i]
+        start = _result_word(line)
+        text = line[start:].strip()
+        stripped_line = line.strip()
+        if stripped_line.startswith(("**", "`", "__")) or "**" in text:
+            b.diag("SARP110", i, what="summary line")
+        text = text.replace("**", "").strip().strip("`").strip()
+        segments = [s.strip() for s in text.split("|")]
+        head = segments[0].strip(" *_`")
+        status_word, _, rest = head.partition(" ")
+        if rest.strip().startswith(("—", "-", "(", "–", ",")) or rest.strip():
+            # `COMPLETE — 12/12 sections read`: the word, then prose
+            status_word = status_word.strip(",.;:")
+            note = rest.strip(" —–-,")
+            if note:
+                b.metrics.setdefault("notes", []).append(note)
+                b.diag("SARP113", i, text=note)
+        if head.upper() == "ISSUES FOUND":
+            status_word = head
+        b.set_status(status_word, i)
+        previous: str | None = None
+        for segment in segments[1:]:
+            if not segment:
+                continue
+            previous = self._metric(b, i, segment, previous)
+        self._type_checks(b, i)
+
+    def _metric(self, b: Builder, i: int, segment: str, previous: str | None) -> str | None:
+        pair = _PAIR_SPLIT.split(segment, maxsplit=1)
+        if len(pair) != 2 or not pair[0] or len(pair[0]) > 40 or " " in pair[0].strip()[:1]:
+            if previous == "Reason":  # a pipe inside the reason
+                b.metrics["Reason"] = f"{b.metrics['Reason']} | {segment}"
+                return previous
+            b.metrics.setdefault("notes", []).append(segment)
+            b.diag("SARP113", i, text=segment)
+            return previous
+        written, value = pair[0].strip(" *_`"), pair[1].strip(" *_`")
+        canonical = _KNOWN_METRICS.get(written.lower(), written)
+        if canonical != written:
+            b.diag("SARP108", i, written=written, canonical=canonical)
+        if canonical == "Type":
+            b.result_type = value.lower() if value else None
+            return canonical
+        breakdown = _BREAKDOWN.match(value)
+        if breakdown is not None and ("=" in breakdown["inner"] or ":" in breakdown["inner"]):
+            value = breakdown["head"].strip()
+            for part in re.split(r"[,;]\s?", breakdown["inner"]):
+                inner = _PAIR_SPLIT.split(part.strip(), maxsplit=1)
+                if len(inner) == 2:
+                    self._metric(b, i, f"{inner[0]}: {inner[1]}", None)
+        b.metrics[canonical] = _number(value)
+        return canonical
+
+    def _type_checks(self, b: Builder, i: int) -> None:
+        if self.name == "bowser":
+            b.result_type = b.result_type or None
+            if "Steps" not in b.metrics:
+                b.diag("SARP109", i, name="Steps", result_type="bowser",
+                       expected="RESULT: PASS|FAIL | Steps: <passed>/<total>")
+            return
+        if b.result_type is None:
+            for metric, hint in _METRIC_TYPE_HINTS.items():
+                if metric in b.metrics:
+                    b.result_type = hint
+                    break
+            b.diag("SARP111", i)
+        kind = b.result_type
+        if kind is not None and kind not in TYPES:
+            b.diag("SARP112", i, result_type=kind)
+            return
+        if kind is None:
+            return
+        status = (b.status_word or "").upper()
+        if status in ("PARTIAL", "ERROR"):
+            if "Reason" not in b.metrics:
+                b.diag("SARP109", i, name="Reason", result_type=kind,
+                       expected="`| Coverage: <X%> | Reason: <reason>`")
+            return
+        expected = " | ".join(f"{m}: <N>" for m in TYPES[kind])
+        for metric in TYPES[kind]:
+            if metric not in b.metrics and not (metric == "Pair" and "Dimension" in b.metrics):
+                b.diag("SARP109", i, name=metric, result_type=kind, expected=expected)
+
+    def _metadata(self, b: Builder, i: int) -> int:
+        """Read the metadata block after line i; return the first line after it."""
+        if self.name == "bowser":
+            return i + 1
+        doc = b.doc
+        j = doc.first_text(i + 1)
+        if j < 0:
+            return i + 1
+        dashed = doc.lines[j].strip() == "---"
+        start = j + 1 if dashed else j
+        end = start
+        limit = min(len(doc.lines), start + 40)
+        read = 0
+        while end < limit:
+            line = doc.lines[end].strip()
+            if dashed and line == "---":
+                break
+            if not line:
+                if not dashed:
+                    break
+                end += 1
+                continue
+            pair = key_value(line.lstrip("-* ").strip() if line.startswith(("- ", "* "))
+                             else line)
+            if pair is None or pair[0].lower() not in _METADATA_ALIASES:
+                if dashed and line.startswith(("#", "|")):
+                    b.diag("SARP115", end - 1, end=end)
+                    return end
+                if not dashed:
+                    break
+                end += 1
+                continue
+            key = _METADATA_ALIASES[pair[0].lower()]
+            if key.title() != pair[0] and pair[0] not in METADATA_KEYS:
+                b.diag("SARP114", end, written=pair[0], canonical=key.title())
+            self._meta_value(b, key, pair[1])
+            read += 1
+            end += 1
+        if dashed and end >= limit:
+            if end >= len(doc.lines):
+                b.truncated("the metadata block is never closed", end - 1)
+            else:
+                b.diag("SARP115", end - 1, end=end)
+            return end
+        if read == 0:
+            b.diag("SARP107", i + 1, keys=", ".join(METADATA_KEYS))
+            return start if not dashed else end + 1
+        if not dashed:
+            b.diag("SARP107", i + 1, keys="between --- lines")
+            return end
+        return end + 1
+
+    def _meta_value(self, b: Builder, key: str, value: str) -> None:
+        value = strip_emphasis(value)
+        if key == "coverage":
+            number = value.rstrip("%").strip()
+            b.metadata[key] = _number(number) if value.endswith("%") and \
+                number.replace(".", "", 1).isdigit() else value
+        elif key == "confidence":
+            b.metadata[key] = value
+            b.confidence = b.confidence_from(value)
+        elif key == "agent":
+            b.metadata[key] = value
+            b.agent = value or b.agent
+        else:
+            b.metadata[key] = value
+
+    def _detail(self, b: Builder, start: int) -> None:
+        doc = b.doc
+        kind = b.result_type
+        for tbl in find_tables(doc, start):
+            shape = common.classify_table(tbl)
+            if shape == "findings":
+                required = ("severity", "location", "description") if self.name == "clarity" \
+                    else ()
+                if self.name == "clarity" and kind in (None, "consistency"):
+                    required = ("id", "severity", "type", "location", "counter_location",
+                                "description", "suggestion")
+                common.read_finding_table(b, tbl, required=required)
+            elif shape in ("checklist",):
+                common.read_checklist_table(b, tbl, failures_are_findings=True)
+            elif shape == "criteria":
+                rows = common.read_tests_table(b, tbl, "criterion")
+                b.fields.setdefault("criteria", []).extend(rows)
+            elif shape == "tests":
+                rows = common.read_tests_table(b, tbl, "test")
+                b.fields.setdefault("tests", []).extend(rows)
+            elif shape == "steps":
+                rows = common.read_tests_table(b, tbl, "step")
+                b.fields.setdefault("steps", []).extend(rows)
+            elif shape == "references":
+                common.read_references_table(b, tbl)
+            else:
+                b.fields.setdefault("tables", []).append(
+                    {"header": tbl.header, "rows": [r.cells for r in tbl.rows]})
+        known = {f.id.upper() for f in b.findings if f.id}
+        common.read_details(b, start, len(doc.lines), known_ids=known)
+        if not b.envelope and (b.findings or b.details):
+            b.recovered = True
+        self._bowser_failures(b)
+        self._declared_counts(b)
+
+    def _bowser_failures(self, b: Builder) -> None:
+        """`RESULT: FAIL | Steps: 3/4` without a step table: the failed step from metrics."""
+        if self.name != "bowser" or b.findings or (b.status_word or "").upper() != "FAIL":
+            return
+        failed = b.metrics.get("Failed")
+        steps = _fraction(b.metrics.get("Steps"))
+        title = str(failed).strip('"') if failed else None
+        if title or (steps and steps[0] < steps[1]):
+            from sarp.dialects.base import RawFinding
+
+            b.add(RawFinding(line=b.envelope_line, type="failed-step",
+                             title=title or f"step {steps[0] + 1 if steps else '?'} failed",
+                             default=Severity.MAJOR))
+
+    def _declared_counts(self, b: Builder) -> None:
+        if not b.envelope:
+            return
+        line = b.envelope_line
+        where = "the summary line"
+        metrics = b.metrics
+        if isinstance(metrics.get("Findings"), int):
+            b.expect_count(where, "Findings", metrics["Findings"], len, "findings", line)
+        for name, sev in (("Critical", Severity.CRITICAL), ("Major", Severity.MAJOR),
+                          ("Minor", Severity.MINOR)):
+            if isinstance(metrics.get(name), int):
+                b.expect_count(where, name, metrics[name], _count_severity(sev),
+                               f"{name.lower()} findings", line)
+        if b.result_type == "verification" and b.checklist:
+            self._checklist_counts(b, line)
+
+    def _checklist_counts(self, b: Builder, line: int) -> None:
+        counts = {"Items": len(b.checklist)}
+        for name, status in (("Applied", ChecklistStatus.APPLIED),
+                             ("Partial", ChecklistStatus.PARTIAL),
+                             ("Missing", ChecklistStatus.MISSING)):
+            counts[name] = sum(1 for item in b.checklist if item.status is status)
+        for name, found in counts.items():
+            declared = b.metrics.get(name)
+            if isinstance(declared, int) and declared != found:
+                b.diag("SARP301", line, where="the summary line", name=name,
+                       declared=declared, found=found, what="checklist items")
+
+    # -- render ----------------------------------------------------------------------
+    def render(self, result: Result) -> str:
+        if self.name == "bowser":
+            return self._render_bowser(result)
+        kind = result.result_type or "consistency"
+        word = _status_word(result, self.vocab.canonical)
+        metrics = _render_metrics(result, kind)
+        lines = [" | ".join([f"RESULT: {word}", f"Type: {kind}", *metrics])]
+        lines.append("---")
+        meta = {"protocol": "v1", **{k: v for k, v in result.metadata.items()}}
+        if result.agent and "agent" not in meta:
+            meta["agent"] = result.agent
+        for key, value in meta.items():
+            lines.append(f"**{key.title()}**: {_scalar(value, key)}")
+        lines.append("---")
+        lines.append("")
+        derived = _derived_from_checklist(result)
+        own = [f for f in result.findings if f.id not in derived]
+        if result.checklist:
+            lines.extend(table(("Item", "Status", "Notes"),
+                               [(c.item, c.status.value, c.notes or "") for c in
+                                result.checklist]))
+            lines.append("")
+        if own:
+            lines.extend(table(FINDING_COLUMNS, [_finding_row(f) for f in own]))
+            lines.append("")
+            for f in own:
+                if f.title or f.impact:
+                    lines.append(f"### {f.id}: {f.title or f.id} ({f.severity.value})")
+                    if f.impact:
+                        lines.append(f"- **Impact**: {cell(f.impact)}")
+                    lines.append("")
+        return "\n".join(lines).rstrip() + "\n"
+
+    def _render_bowser(self, result: Result) -> str:
+        word = "FAIL" if result.status is Status.FINDINGS else "PASS"
+        steps = result.metrics.get("Steps")
+        lines = [f"RESULT: {word} | Steps: {steps if steps is not None else '0/0'}"]
+        rows = result.fields.get("steps")
+        if rows:
+            header = list(rows[0])
+            lines.append("")
+            lines.extend(table(header, [[r.get(h, "") for h in header] for r in rows]))
+        return "\n".join(lines) + "\n"
+
+
+_METADATA_ALIASES: Final = {k.lower(): k.lower() for k in METADATA_KEYS} | {
+    "duration": "duration", "role": "agent", "task": "assigned", "assignment": "assigned",
+    "protocol version": "protocol", "version": "protocol", "documents": "scope",
+    "work unit": "scope", "target": "scope", "files": "scope",
+}
+
+
+def _first_inside(doc: Document, open_at: int) -> int:
+    for i in range(open_at + 1, len(doc.lines)):
+        if doc.kinds[i] == MARKER:
+            return -1
+        if doc.lines[i].strip():
+            return i
+    return -1
+
+
+def _count_text_lines(doc: Document, start: int, end: int) -> int:
+    return sum(1 for i in range(start, end) if doc.lines[i].strip())
+
+
+def _number(value: str) -> Any:
+    text = value.strip()
+    if _INT.fullmatch(text):
+        return int(text)
+    return text
+
+
+def _fraction(value: object) -> tuple[int, int] | None:
+    if not isinstance(value, str) or "/" not in value:
+        return None
+    left, _, right = value.partition("/")
+    if left.strip().isdigit() and right.strip().isdigit():
+        return int(left), int(right)
+    return None
+
+
+def _count_severity(severity: Severity) -> Any:
+    def count(findings: list[Finding]) -> int:
+        return sum(1 for f in findings if f.severity is severity)
+
+    return count
+
+
+def _status_word(result: Result, canonical: dict[str, object]) -> str:
+    if result.native_status in canonical:
+        meaning = canonical[result.native_status]
+        if meaning == result.status:
+            return result.native_status
+    return {Status.BLOCKED: "PARTIAL"}.get(result.status, result.status.value)
+
+
+def _render_metrics(result: Result, kind: str) -> list[str]:
+    metrics = dict(result.metrics)
+    if kind == "consistency" and result.status in (Status.CLEAN, Status.FINDINGS):
+        metrics["Findings"] = len(result.findings)
+        for name, sev in (("Critical", Severity.CRITICAL), ("Major", Severity.MAJOR),
+                          ("Minor", Severity.MINOR)):
+            metrics[name] = sum(1 for f in result.findings if f.severity is sev)
+    order = [*TYPES.get(kind, ()), *TAIL_METRICS]
+    out = []
+    for name in order:
+        if name in metrics:
+            out.append(f"{name}: {metrics[name]}")
+        elif name in TYPES.get(kind, ()) and result.status in (Status.CLEAN, Status.FINDINGS):
+            out.append(f"{name}: {_default_metric(result, name)}")
+    for name, value in metrics.items():
+        if name not in order and name != "notes":
+            out.append(f"{name}: {value}")
+    if result.status in (Status.PARTIAL, Status.ERROR) and "Reason" not in metrics:
+        out.append("Reason: not given")
+    return out
+
+
+def _default_metric(result: Result, name: str) -> object:
+    counts = {"Items": len(result.checklist)}
+    for status in ChecklistStatus:
+        counts[status.value.title()] = sum(1 for c in result.checklist if c.status is status)
+    return counts.get(name, 0 if name not in ("Doc", "Pair", "Task", "Screen") else "--")
+
+
+def _scalar(value: object, key: str) -> str:
+    if key == "coverage" and isinstance(value, int | float) and not isinstance(value, bool):
+        return f"{value:g}%"
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    return " ".join(str(value).split())
+
+
+def _derived_from_checklist(result: Result) -> set[str]:
+    items = {c.item for c in result.checklist
+             if c.status in (ChecklistStatus.MISSING, ChecklistStatus.PARTIAL)}
+    return {f.id for f in result.findings if f.title in items and f.type in ("missing",
+                                                                             "partial")}
+
+
+def _finding_row(f: Finding) -> list[str]:
+    return [f.id, f.severity.value, f.type or "--", location_text(f.location),
+            location_text(f.counter_location), f.description or "", f.suggestion or ""]
+
+
+CLARITY: Final = ClarityDialect("clarity")
+BOWSER: Final = ClarityDialect("bowser")

@@ -1,0 +1,161 @@
+# CLEO subagent output (seed 002, research notes §3.3-3.4): a one-line return message
+# that points at MANIFEST.jsonl, and the manifest entry itself.
+#
+# - A return message (`Research complete. See MANIFEST.jsonl for summary.` and the other
+#   accepted forms) parses as delivery=pointer and conformant: it is exactly what the
+#   protocol asks for. Whitespace or case drift is repaired and reported; content
+#   returned beside the message breaks the protocol's MUST NOT and is kept as summary.
+# - A manifest line (one JSON object with the manifest keys) parses into a full Result:
+#   status from `status`, the title as summary, key findings and every other key in
+#   `fields`, field-name aliases normalised and reported. Key findings are research
+#   results, not defects, so they are not `findings`.
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Final
+
+from sarp.dialects.base import Builder
+from sarp.dialects.json_ import decode_object, find_object
+from sarp.model import Delivery, Result, Severity, Status
+from sarp.text.lines import Document
+from sarp.vocab import STATUS
+
+__all__ = ["CLEO", "REQUIRED_KEYS", "RETURN_MESSAGE", "CleoDialect"]
+
+RETURN_TYPES: Final = ("Research", "Implementation", "Validation", "Testing", "Specification",
+                       "Consensus", "Decomposition", "Contribution", "Release", "Tests",
+                       "Documentation", "Task", "Epic", "Analysis", "Review")
+RETURN_MESSAGE: Final = re.compile(
+    r"(?P<type>[A-Z][a-z]{2,20}(?: [a-z]{2,20})?) (?P<status>complete|partial|blocked)\. "
+    r"(?:See MANIFEST\.jsonl for (?P<tail>summary|details|blocker details)|"
+    r"Manifest appended to pipeline_manifest)\.$"
+)
+_LOOSE: Final = re.compile(
+    r"(?P<type>[A-Za-z]{3,20}(?: [A-Za-z]{2,20})?)\s{1,3}(?P<status>complete|completed|partial|"
+    r"blocked|done)\.?\s{1,3}(?:see\s{1,3}manifest\.jsonl|manifest appended)",
+    re.IGNORECASE,
+)
+_TAILS: Final = {"complete": "summary", "partial": "details", "blocked": "blocker details"}
+REQUIRED_KEYS: Final = ("id", "file", "title", "date", "status", "topics", "key_findings",
+                        "actionable")
+ALIASES: Final = {"taskId": "task_id", "task": "task_id", "agentType": "agent_type",
+                  "type": "agent_type", "output": "file", "output_file": "file",
+                  "outputFile": "file", "linkedTasks": "linked_tasks", "task_ids": "linked_tasks",
+                  "needsFollowup": "needs_followup", "keyFindings": "key_findings"}
+
+
+def return_message(status: Status, kind: str = "Research") -> str:
+    word = {Status.PARTIAL: "partial", Status.BLOCKED: "blocked"}.get(status, "complete")
+    return f"{kind} {word}. See MANIFEST.jsonl for {_TAILS[word]}."
+
+
+class CleoDialect:
+    name = "cleo"
+    severities: Final[dict[str, Severity]] = {}
+    case_sensitive = True
+
+    def __init__(self) -> None:
+        self.vocab = STATUS["cleo"]
+
+    def detect(self, doc: Document) -> int:
+        src = doc.src
+        if "MANIFEST.jsonl" in src or "pipeline_manifest" in src:
+            if _LOOSE.search(src) is not None:
+                return 85
+            return 20
+        stripped = src.lstrip()
+        if stripped.startswith("{") and '"key_findings"' in src:
+            return 80
+        if stripped.startswith("{") and '"status"' in src and (
+                '"topics"' in src or '"actionable"' in src or '"agent_type"' in src):
+            return 75
+        return 0
+
+    def parse(self, b: Builder) -> None:
+        src = b.doc.src.strip()
+        if src.startswith("{"):
+            self._manifest(b, src)
+            return
+        b.envelope_name = "return message"
+        lines = [(i, line.strip()) for i, line in enumerate(b.doc.lines) if line.strip()]
+        for i, text in lines:
+            exact = RETURN_MESSAGE.fullmatch(text)
+            loose = exact or _LOOSE.search(text)
+            if loose is None:
+                continue
+            b.envelope = True
+            b.envelope_line = i
+            word = loose["status"].lower()
+            word = {"completed": "complete", "done": "complete"}.get(word, word)
+            b.set_status(word, i)
+            b.fields["return_type"] = loose["type"]
+            others = [t for j, t in lines if j != i]
+            if exact is None:
+                b.diag("SARP406", i, what=f"{text!r} is not word for word an accepted form",
+                       expected=return_message(self.vocab.canonical[word]  # type: ignore[arg-type]
+                                               if isinstance(self.vocab.canonical[word], Status)
+                                               else Status.CLEAN, loose["type"].capitalize()))
+            elif b.doc.lines[i] != text or b.doc.src.strip() != b.doc.src.rstrip("\n") or (
+                    b.doc.src.endswith((" ", "\t"))):
+                b.diag("SARP406", i, what="whitespace around the message",
+                       expected=text)
+            if others:
+                b.summary = "\n".join(t for _, t in others)
+                b.diag("SARP410", others[0][0])
+            else:
+                b.pointer = True
+            return
+
+    def _manifest(self, b: Builder, src: str) -> None:
+        b.envelope_name = "manifest entry"
+        first_line = src.split("\n", 1)[0].strip()
+        text = first_line if first_line.endswith("}") else src
+        span = find_object(text)
+        if span is None:
+            return
+        value, fixes, truncated = decode_object(text[span[0] : span[1]])
+        if fixes:
+            b.diag("SARP404", 0, what=", ".join(fixes))
+        if truncated:
+            b.truncated("the manifest entry is never closed", b.doc.last_nonblank())
+        if not isinstance(value, dict):
+            return
+        b.envelope = True
+        entry: dict[str, Any] = {}
+        for key, item in value.items():
+            canonical = ALIASES.get(key, key)
+            if canonical != key:
+                b.diag("SARP408", 0, written=key, canonical=canonical)
+                if canonical in value or canonical in entry:
+                    entry.setdefault(f"{key}", item)
+                    continue
+            entry[canonical] = item
+        missing = [k for k in REQUIRED_KEYS if k not in entry]
+        if missing:
+            b.diag("SARP407", 0, keys=", ".join(missing))
+        status = entry.get("status")
+        if isinstance(status, str):
+            b.set_status(status, 0)
+        b.summary = str(entry["title"]) if entry.get("title") is not None else None
+        agent_type = entry.get("agent_type")
+        b.result_type = str(agent_type) if agent_type else None
+        b.agent = str(entry.get("agent", agent_type or "")) or b.agent
+        followup = entry.get("needs_followup")
+        if isinstance(followup, list):
+            b.next_steps.extend(str(x) for x in followup)
+        blockers = entry.get("blockers")
+        if isinstance(blockers, list):
+            b.blockers.extend(str(x) for x in blockers)
+        b.fields.update(entry)
+        b.recovered = True
+
+    def render(self, result: Result) -> str:
+        if result.delivery is Delivery.POINTER or not result.fields.get("id"):
+            kind = str(result.fields.get("return_type") or "Research")
+            return return_message(result.status, kind) + "\n"
+        entry = {k: v for k, v in result.fields.items() if k != "return_type"}
+        return json.dumps(entry, ensure_ascii=False, separators=(", ", ": ")) + "\n"
+
+
+CLEO: Final = CleoDialect()

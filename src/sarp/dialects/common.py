@@ -1,0 +1,525 @@
+# Readers that several dialects share: finding tables matched by column name, details
+# sections (`### F1: title (critical)`, `**SEC-001: title**`), checklist / test /
+# criteria tables, headings as sections, and `**Key**: value` bullets.
+#
+# Each reader takes the Builder and a line range and records loose data in it; none
+# decides severities or statuses (the Builder does, once, in `finish`).
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from sarp.dialects.base import Builder, RawFinding
+from sarp.model import ChecklistItem, ChecklistStatus, Reference, Severity
+from sarp.text.inline import heading, key_value, list_item, strip_emphasis, strip_markup
+from sarp.text.lines import PLAIN, Document
+from sarp.text.locations import looks_like_path, parse_location
+from sarp.text.tables import Table
+
+__all__ = [
+    "COLUMN",
+    "Section",
+    "classify_table",
+    "read_checklist_table",
+    "read_details",
+    "read_finding_table",
+    "read_tests_table",
+    "sections",
+]
+
+# Header name (lower-case, markup removed) -> finding field.
+COLUMN: Final[dict[str, str]] = {
+    "id": "id", "#": "id", "no": "id", "no.": "id", "ref": "id", "key": "id",
+    "finding id": "id", "issue id": "id",
+    "severity": "severity", "sev": "severity", "level": "severity", "priority": "severity",
+    "impact level": "severity", "rating": "severity", "risk level": "severity",
+    "type": "type", "category": "type", "kind": "type", "class": "type", "rule": "type",
+    "location": "location", "file": "location", "file:line": "location", "where": "location",
+    "loc": "location", "path": "location", "source": "location", "file / line": "location",
+    "file/line": "location", "location(s)": "location", "doc location": "location",
+    "counter-location": "counter_location", "counter location": "counter_location",
+    "counterlocation": "counter_location", "conflicts with": "counter_location",
+    "counter-loc": "counter_location", "vs": "counter_location",
+    "description": "description", "issue": "description", "finding": "description",
+    "problem": "description", "details": "description", "detail": "description",
+    "summary": "description", "observation": "description", "what": "description",
+    "suggestion": "suggestion", "fix": "suggestion", "recommendation": "suggestion",
+    "remediation": "suggestion", "resolution": "suggestion", "suggested fix": "suggestion",
+    "action": "suggestion", "proposed fix": "suggestion",
+    "impact": "impact", "risk": "impact", "consequence": "impact",
+    "title": "title", "name": "title",
+    "confidence": "confidence", "conf": "confidence", "conf.": "confidence",
+    "agent": "agent", "reporter": "agent", "reported by": "agent",
+    "line": "line", "lines": "line", "line(s)": "line",
+}
+_ID_LIKE: Final = re.compile(r"[A-Z][A-Z0-9]{0,9}(?:[-_][A-Z0-9]{1,10}){0,3}[-_]?\d{1,5}[a-z]?$")
+_DETAILS_HEAD: Final = re.compile(
+    r"(?P<id>[A-Z][A-Za-z0-9]{0,9}(?:[-_][A-Za-z0-9]{1,10}){0,3}[-_]?\d{1,5})\s?[:.)—–-]\s?"
+    r"(?P<title>.{0,400})$"
+)
+_TRAILING_SEVERITY: Final = re.compile(r"\s[(\[](?P<sev>[^()\[\]]{1,30})[)\]]\s?$")
+NO_VALUE: Final = frozenset({"", "-", "--", "—", "–", "n/a", "na", "none", "null", "?"})
+_FAIL_WORDS: Final = frozenset({"fail", "failed", "failing", "failure", "error", "errored",
+                                "broken", "no", "❌", "✗", "x", "red", "not met", "unmet",
+                                "timeout", "timed out", "crash", "crashed"})
+_PASS_WORDS: Final = frozenset({"pass", "passed", "passing", "ok", "success", "yes", "✅",
+                                "✓", "met", "green", "done", "applied"})
+_SKIP_WORDS: Final = frozenset({"skip", "skipped", "n/a", "na", "not run", "xfail", "pending",
+                                "not-applicable", "not applicable", "-", "—", "⏭"})
+
+
+@dataclass(slots=True)
+class Section:
+    level: int
+    title: str
+    line: int  # heading line
+    end: int  # first line after the section's body (exclusive)
+
+
+def sections(doc: Document, start: int = 0, end: int | None = None) -> list[Section]:
+    """ATX headings outside fences in [start, end), each with the extent of its body."""
+    stop = len(doc.lines) if end is None else end
+    found: list[Section] = []
+    lines, kinds = doc.lines, doc.kinds
+    for i in range(start, stop):
+        if kinds[i] != PLAIN:
+            continue
+        line = lines[i]
+        if "#" not in line[:4]:
+            continue
+        head = heading(line)
+        if head is not None:
+            found.append(Section(head[0], head[1], i, stop))
+    for n, sec in enumerate(found):
+        for later in found[n + 1 :]:
+            if later.level <= sec.level:
+                sec.end = later.line
+                break
+    return found
+
+
+def classify_table(table: Table) -> str:
+    """findings | checklist | tests | criteria | steps | references | other."""
+    keys = table.keys()
+    fields = {COLUMN.get(k) for k in keys}
+    first = keys[0] if keys else ""
+    if "severity" in fields:
+        return "findings"
+    has_status = any(k in ("status", "result", "outcome", "pass/fail", "verdict", "state")
+                     for k in keys)
+    if {"item", "location", "relevance"} <= set(keys) or (
+        first in ("item", "name", "symbol", "entry") and "relevance" in keys
+    ):
+        return "references"
+    if has_status:
+        if any(k.startswith("step") or k == "action" for k in keys):
+            return "steps"
+        if any(k.startswith("test") for k in keys):
+            return "tests"
+        if any(k.startswith(("criterion", "criteria", "acceptance")) for k in keys):
+            return "criteria"
+        if any(k in ("item", "check", "claim", "requirement", "standard", "rule", "control")
+               or k.startswith(("checklist", "item")) for k in keys):
+            return "checklist"
+    if "id" in fields and "description" in fields and fields & {
+            "location", "type", "suggestion", "impact", "counter_location"}:
+        return "findings"
+    return "other"
+
+
+def _cells(builder: Builder, table: Table, row_index: int, what_id: str) -> list[str]:
+    """The row's cells padded or folded to the header width, with diagnostics."""
+    row = table.rows[row_index]
+    cells = row.cells
+    width = len(table.header)
+    if len(cells) < width:
+        missing = ", ".join(table.header[len(cells):])
+        builder.diag("SARP205", row.line, id=what_id, count=len(cells), total=width,
+                     missing=missing)
+        cells = cells + [""] * (width - len(cells))
+    elif len(cells) > width:
+        builder.diag("SARP206", row.line, id=what_id, count=len(cells), total=width)
+        cells = [*cells[: width - 1], " | ".join(cells[width - 1 :])]
+    return cells
+
+
+def _row_id(cells: list[str], index: int) -> str:
+    return strip_markup(cells[0]) if cells and cells[0] else f"row {index + 1}"
+
+
+def read_finding_table(builder: Builder, table: Table, *, default: Severity = Severity.MINOR,
+                       required: tuple[str, ...] = ()) -> list[RawFinding]:
+    """One RawFinding per body row; columns matched by name, not position."""
+    fields = [COLUMN.get(k) for k in table.keys()]
+    for column in required:
+        if column not in fields:
+            builder.diag("SARP208", table.header_line, column=column.replace("_", "-").title(),
+                         columns=", ".join(table.header))
+    keys = table.keys()
+    status_col = _column(keys, "status", "result", "outcome", "verdict", "state")
+    out: list[RawFinding] = []
+    for n, row in enumerate(table.rows):
+        if not any(row.cells):
+            continue
+        cells = _cells(builder, table, n, _row_id(row.cells, n))
+        raw = RawFinding(line=row.line, default=default)
+        extra_line: str | None = None
+        for name, cell in zip(fields, cells, strict=False):
+            value = cell.strip()
+            if name is None or not value:
+                continue
+            if name == "line":
+                extra_line = strip_markup(value)
+            elif name == "confidence":
+                raw.confidence = builder.confidence_from(value)
+            elif name == "severity":
+                written = strip_markup(value)
+                raw.severity = None if written.lower() in NO_VALUE else written
+            elif name == "id":
+                raw.id = strip_markup(value)
+            else:
+                setattr(raw, name, value)
+        if status_col >= 0 and raw.severity is None and is_pass(cells[status_col]):
+            # a verification row that held: a checklist item, not a finding
+            item = raw.description or raw.title or raw.id or ""
+            builder.checklist.append(ChecklistItem.model_construct(
+                item=strip_emphasis(item), status=ChecklistStatus.APPLIED,
+                native_status=strip_markup(cells[status_col]), notes=None))
+            continue
+        if extra_line and raw.location and ":" not in raw.location:
+            raw.location = f"{strip_markup(raw.location)}:{extra_line}"
+        elif extra_line and not raw.location:
+            raw.location = f"line {extra_line}"
+        if raw.location is None or raw.location.strip().lower() in NO_VALUE:
+            raw.location = None
+            for other, cell in zip(fields, cells, strict=False):
+                if other not in ("location", "counter_location", "id", "severity"):
+                    found = _location_in(cell)
+                    if found:
+                        raw.location = found
+                        break
+        builder.add(raw)
+        out.append(raw)
+    builder.recovered = True
+    return out
+
+
+def _status_word(cell: str) -> str:
+    return " ".join(strip_markup(cell).lower().split())
+
+
+def is_fail(cell: str) -> bool:
+    word = _status_word(cell)
+    return word in _FAIL_WORDS or word.startswith(("fail", "❌", "✗", "error"))
+
+
+def is_pass(cell: str) -> bool:
+    word = _status_word(cell)
+    return word in _PASS_WORDS or word.startswith(("pass", "✅", "✓", "ok"))
+
+
+def is_skip(cell: str) -> bool:
+    return _status_word(cell) in _SKIP_WORDS or _status_word(cell).startswith("skip")
+
+
+_CHECKLIST: Final[dict[str, ChecklistStatus]] = {
+    "applied": ChecklistStatus.APPLIED, "partial": ChecklistStatus.PARTIAL,
+    "missing": ChecklistStatus.MISSING, "not-applicable": ChecklistStatus.NOT_APPLICABLE,
+}
+_CHECKLIST_ALIASES: Final[dict[str, ChecklistStatus]] = {
+    "not applicable": ChecklistStatus.NOT_APPLICABLE, "n/a": ChecklistStatus.NOT_APPLICABLE,
+    "na": ChecklistStatus.NOT_APPLICABLE, "partially applied": ChecklistStatus.PARTIAL,
+    "partially": ChecklistStatus.PARTIAL, "partly": ChecklistStatus.PARTIAL,
+    "incomplete": ChecklistStatus.PARTIAL, "absent": ChecklistStatus.MISSING,
+    "not applied": ChecklistStatus.MISSING, "verified": ChecklistStatus.APPLIED,
+    "confirmed": ChecklistStatus.APPLIED, "unverified": ChecklistStatus.MISSING,
+    "present": ChecklistStatus.APPLIED, "implemented": ChecklistStatus.APPLIED,
+}
+
+
+def checklist_status(builder: Builder, written: str, item: str,
+                     line: int) -> ChecklistStatus:
+    word = _status_word(written)
+    if word in _CHECKLIST:
+        if strip_markup(written) != word:
+            builder.diag("SARP213", line, written=written, canonical=_CHECKLIST[word].value)
+        return _CHECKLIST[word]
+    status = _CHECKLIST_ALIASES.get(word)
+    if status is None:
+        if is_pass(written):
+            status = ChecklistStatus.APPLIED
+        elif is_fail(written):
+            status = ChecklistStatus.MISSING
+        elif is_skip(written):
+            status = ChecklistStatus.NOT_APPLICABLE
+        elif word.startswith("partial"):
+            status = ChecklistStatus.PARTIAL
+    if status is None:
+        builder.diag("SARP214", line, written=written, item=item, canonical="missing")
+        return ChecklistStatus.MISSING
+    builder.diag("SARP213", line, written=written, canonical=status.value)
+    return status
+
+
+def _column(keys: list[str], *prefixes: str) -> int:
+    for n, key in enumerate(keys):
+        if key.startswith(prefixes):
+            return n
+    return -1
+
+
+def read_checklist_table(builder: Builder, table: Table, *, failures_are_findings: bool,
+                         kind: str = "check") -> None:
+    """Checklist rows (Item | Status | Notes); partial/missing rows become findings too."""
+    keys = table.keys()
+    item_col = _column(keys, "item", "check", "claim", "requirement", "standard", "criteri",
+                       "acceptance", "rule", "control", "checklist")
+    status_col = _column(keys, "status", "result", "outcome", "pass/fail", "verdict", "state")
+    notes_col = _column(keys, "note", "evidence", "detail", "comment", "finding", "reason")
+    loc_col = _column(keys, "location", "file", "where", "path")
+    if item_col < 0:
+        item_col = 0
+    for n, row in enumerate(table.rows):
+        if not any(row.cells):
+            continue
+        cells = _cells(builder, table, n, _row_id(row.cells, n))
+        item = strip_emphasis(cells[item_col])
+        written = cells[status_col] if status_col >= 0 else ""
+        status = checklist_status(builder, written, item, row.line)
+        notes = cells[notes_col] if notes_col >= 0 and cells[notes_col] else None
+        builder.checklist.append(ChecklistItem.model_construct(
+            item=item, status=status, native_status=strip_markup(written) or None, notes=notes))
+        if failures_are_findings and status in (ChecklistStatus.MISSING,
+                                                ChecklistStatus.PARTIAL):
+            location = cells[loc_col] if loc_col >= 0 else _location_in(notes or item)
+            builder.add(RawFinding(
+                line=row.line, type=f"{status.value}" if kind == "check" else f"failed-{kind}",
+                title=item, description=notes, location=location,
+                default=Severity.MAJOR, severity_expected=False,
+            ))
+    builder.recovered = True
+
+
+def read_tests_table(builder: Builder, table: Table, kind: str) -> list[dict[str, str]]:
+    """Tests, criteria or steps: a failed row is a finding (major by default)."""
+    keys = table.keys()
+    name_col = _column(keys, "test", "name", "step", "criteri", "acceptance", "action",
+                       "scenario", "case")
+    if name_col < 0:
+        name_col = 0
+    status_col = _column(keys, "status", "result", "outcome", "pass/fail", "verdict", "state")
+    notes_col = _column(keys, "note", "evidence", "error", "detail", "reason", "message",
+                        "comment", "observ", "expected", "actual")
+    loc_col = _column(keys, "location", "file", "where", "path")
+    rows: list[dict[str, str]] = []
+    for n, row in enumerate(table.rows):
+        if not any(row.cells):
+            continue
+        cells = _cells(builder, table, n, _row_id(row.cells, n))
+        record = {table.header[i].strip() or f"col{i}": cells[i] for i in range(len(cells))}
+        rows.append(record)
+        written = cells[status_col] if status_col >= 0 else ""
+        if status_col >= 0 and is_fail(written):
+            name = strip_emphasis(cells[name_col])
+            notes = cells[notes_col] if notes_col >= 0 and cells[notes_col] else None
+            location = cells[loc_col] if loc_col >= 0 else _location_in(name) or _location_in(
+                notes or "")
+            builder.add(RawFinding(line=row.line, type=f"failed-{kind}", title=name,
+                                   description=notes, location=location,
+                                   default=Severity.MAJOR))
+    builder.recovered = True
+    return rows
+
+
+_INLINE_LOCATION: Final = re.compile(
+    r"`?(?P<loc>[\w./\-]{1,200}\.[A-Za-z][\w]{0,7}(?::\d{1,9}(?:-\d{1,9})?|::[\w\[\]-]{1,200}))`?"
+)
+
+
+def _location_in(text: str | None) -> str | None:
+    """The first `path:line` or `file::test` written inside free text."""
+    if not text or ("." not in text):
+        return None
+    match = _INLINE_LOCATION.search(text)
+    return match["loc"] if match else None
+
+
+def location_in(text: str | None) -> str | None:
+    return _location_in(text)
+
+
+def read_references_table(builder: Builder, table: Table) -> None:
+    keys = table.keys()
+    item_col = _column(keys, "item", "name", "symbol", "entry", "component")
+    loc_col = _column(keys, "location", "file", "where", "path")
+    rel_col = _column(keys, "relevance", "why", "note", "purpose", "role")
+    for n, row in enumerate(table.rows):
+        if not any(row.cells):
+            continue
+        cells = _cells(builder, table, n, _row_id(row.cells, n))
+        builder.references.append(Reference.model_construct(
+            item=strip_emphasis(cells[item_col if item_col >= 0 else 0]),
+            location=parse_location(cells[loc_col]) if loc_col >= 0 and cells[loc_col] else None,
+            relevance=cells[rel_col] if rel_col >= 0 and cells[rel_col] else None,
+        ))
+
+
+# -- details sections -----------------------------------------------------------------
+_DETAIL_KEYS: Final[dict[str, str]] = {
+    "location": "location", "file": "location", "where": "location", "loc": "location",
+    "locations": "location", "lines": "location", "line": "location",
+    "counter-location": "counter_location", "counter location": "counter_location",
+    "description": "description", "issue": "description", "problem": "description",
+    "details": "description", "what": "description", "why": "description",
+    "impact": "impact", "risk": "impact", "consequence": "impact", "why it matters": "impact",
+    "fix": "suggestion", "suggestion": "suggestion", "recommendation": "suggestion",
+    "remediation": "suggestion", "suggested fix": "suggestion", "resolution": "suggestion",
+    "severity": "severity", "type": "type", "category": "type",
+    "confidence": "confidence", "agent": "agent", "agents": "agent", "evidence": "evidence",
+}
+
+
+def read_body(builder: Builder, raw: RawFinding, start: int, end: int) -> None:
+    """Fill `raw` from a finding body: `- **Key**: value` bullets, else prose."""
+    doc = builder.doc
+    prose: list[str] = []
+    current: str | None = None
+    for i in range(start, end):
+        kind = doc.kinds[i]
+        line = doc.lines[i]
+        if kind != PLAIN:
+            if kind == 3 and current is None:  # FENCED code sample: part of the prose
+                continue
+            continue
+        text = list_item(line)
+        candidate = text if text is not None else line.strip()
+        pair = key_value(candidate)
+        if pair is not None and pair[0].lower() in _DETAIL_KEYS:
+            name = _DETAIL_KEYS[pair[0].lower()]
+            current = name
+            value = pair[1]
+            if name == "confidence":
+                raw.confidence = builder.confidence_from(value)
+            elif name == "severity":
+                raw.severity = strip_markup(value)
+                raw.severity_line = i
+            elif name == "evidence":
+                prose.append(value)
+                current = None
+            elif name == "agent":
+                raw.agent = strip_markup(value)
+            elif name in ("location", "counter_location"):
+                setattr(raw, name, value)
+            else:
+                setattr(raw, name, value)
+        elif current in ("description", "impact", "suggestion") and text is None and (
+            line.startswith(("  ", "\t"))
+        ):
+            setattr(raw, current, f"{getattr(raw, current)} {line.strip()}".strip())
+        else:
+            current = None
+            if candidate:
+                prose.append(strip_emphasis(candidate) if text is None else candidate)
+    if prose and not raw.description:
+        raw.description = " ".join(prose)
+    elif prose and raw.description and len(" ".join(prose)) > len(raw.description) * 2:
+        raw.description = f"{raw.description} {' '.join(prose)}"
+
+
+def details_heading(text: str) -> tuple[str, str, str | None] | None:
+    """(id, title, severity) for `F1: title (critical)`, `SEC-001: title`, `F2 — title`."""
+    cleaned = strip_emphasis(text).strip()
+    match = _DETAILS_HEAD.match(cleaned)
+    if match is None:
+        return None
+    title = match["title"].strip().strip("*").strip()
+    severity = None
+    sev = _TRAILING_SEVERITY.search(title)
+    if sev is not None:
+        severity = sev["sev"].strip()
+        title = title[: sev.start()].strip()
+    return match["id"], title, severity
+
+
+def read_details(builder: Builder, start: int, end: int, *, known_ids: set[str] | None = None,
+                 bold: bool = True) -> int:
+    """Attach `### F1: title (sev)` and `**F1: title**` sections in [start, end).
+
+    With `known_ids`, a bold line only counts when it names a known id (bold lines are
+    common in prose). Returns the number of sections read.
+    """
+    doc = builder.doc
+    heads: list[tuple[int, str, str, str | None]] = []
+    for i in range(start, end):
+        if doc.kinds[i] != PLAIN:
+            continue
+        line = doc.lines[i].strip()
+        if line.startswith("#"):
+            head = heading(line)
+            if head is None:
+                continue
+            parsed = details_heading(head[1])
+        elif bold and line.startswith("**"):
+            inner_end = line.find("**", 2)
+            if inner_end < 0:
+                continue
+            parsed = details_heading(line[2:inner_end])
+            if parsed is not None and known_ids is not None and \
+                    parsed[0].upper() not in known_ids:
+                continue
+            if parsed is not None and not parsed[1]:
+                parsed = (parsed[0], strip_emphasis(line[inner_end + 2 :]).strip(" :—-"),
+                          parsed[2])
+        else:
+            continue
+        if parsed is not None:
+            heads.append((i, *parsed))
+    body_end = _body_ends(doc, [h[0] for h in heads], end)
+    for (line_no, finding_id, title, severity), stop in zip(heads, body_end, strict=True):
+        raw = RawFinding(line=line_no, id=finding_id, title=title or None, severity=severity)
+        read_body(builder, raw, line_no + 1, stop)
+        builder.attach(finding_id, raw)
+    return len(heads)
+
+
+def _body_ends(doc: Document, starts: list[int], end: int) -> list[int]:
+    """Each details body runs to the next details head or the next heading."""
+    out: list[int] = []
+    for n, start in enumerate(starts):
+        stop = starts[n + 1] if n + 1 < len(starts) else end
+        for i in range(start + 1, stop):
+            if doc.kinds[i] == PLAIN and doc.lines[i].startswith("#"):
+                stop = i
+                break
+        out.append(stop)
+    return out
+
+
+def is_id_like(text: str) -> bool:
+    return bool(_ID_LIKE.match(text))
+
+
+def path_token(text: str) -> bool:
+    return looks_like_path(text)
+
+
+def bullets(doc: Document, start: int, end: int) -> list[tuple[int, str]]:
+    """(line, text) of list items in [start, end), continuation lines folded in."""
+    out: list[tuple[int, str]] = []
+    for i in range(start, end):
+        if doc.kinds[i] != PLAIN:
+            continue
+        line = doc.lines[i]
+        item = list_item(line)
+        if item is not None:
+            out.append((i, item.strip()))
+        elif out and line.startswith(("  ", "\t")) and line.strip():
+            prev_line, prev = out[-1]
+            out[-1] = (prev_line, f"{prev} {line.strip()}")
+    return out
+
+
+def section_text(doc: Document, start: int, end: int) -> str:
+    """The text of lines [start, end) with fences kept, trimmed of blank edges."""
+    return "\n".join(doc.lines[start:end]).strip()

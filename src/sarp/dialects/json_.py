@@ -1,0 +1,358 @@
+# JSON replies: an object in sarp's canonical shape or close to it (SPEC §4 "json").
+#
+# Strategy:
+# - Find the object: the reply itself, a fenced ```json block, or the span from the first
+#   `{` to the last `}` with prose around it (reported).
+# - Decode with the stdlib; when that fails, repair in one linear pass that tracks string
+#   state: drop // and /* */ comments, trailing commas, Python literals, single-quoted
+#   strings; a reply cut off inside the object is closed (and read as truncated).
+# - Map keys to the model by a table of aliases (`type` -> result_type, `file`+`line` ->
+#   location, `body` -> description, confidence 0-1 -> 0-100, ...); each alias used is
+#   reported, unknown keys go to `fields`.
+from __future__ import annotations
+
+import json
+from typing import Any, Final
+
+from sarp.dialects.base import Builder, RawFinding
+from sarp.model import Result, Severity
+from sarp.text.lines import Document
+from sarp.vocab import STATUS
+
+__all__ = ["JSON", "JsonDialect", "decode_object", "find_object"]
+
+SEVERITIES: Final = {"critical": Severity.CRITICAL, "major": Severity.MAJOR,
+                     "minor": Severity.MINOR}
+RESULT_KEYS: Final = {
+    "status": "status", "verdict": "status", "outcome": "status", "result": "status",
+    "result_type": "result_type", "type": "result_type", "kind": "result_type",
+    "agent": "agent", "agent_name": "agent", "reviewer": "agent",
+    "summary": "summary", "overview": "summary",
+    "confidence": "confidence",
+    "findings": "findings", "issues": "findings", "problems": "findings",
+    "metrics": "metrics", "metadata": "metadata", "checklist": "checklist",
+    "references": "references", "next_steps": "next_steps", "blockers": "blockers",
+    "next": "next", "blocked_reason": "blocked_reason", "blocked_target": "blocked_target",
+    "current_task": "current_task", "fields": "fields",
+}
+FINDING_KEYS: Final = {
+    "id": "id", "severity": "severity", "level": "severity", "priority": "severity",
+    "type": "type", "category": "type", "rule": "type", "kind": "type",
+    "title": "title", "name": "title",
+    "location": "location", "file": "file", "path": "file", "line": "line",
+    "end_line": "end_line", "counter_location": "counter_location",
+    "description": "description", "body": "description", "message": "description",
+    "detail": "description", "details": "description",
+    "impact": "impact", "risk": "impact",
+    "suggestion": "suggestion", "fix": "suggestion", "suggested_fix": "suggestion",
+    "recommendation": "suggestion", "confidence": "confidence", "agent": "agent",
+}
+_IGNORED: Final = frozenset({"dialect", "native_status", "conformance", "delivery",
+                             "diagnostics", "raw", "id"})
+_CLOSERS: Final = {"{": "}", "[": "]"}
+
+
+def find_object(text: str) -> tuple[int, int] | None:
+    """[start, end) of the outermost `{...}` span, or None."""
+    start = text.find("{")
+    if start < 0:
+        return None
+    end = text.rfind("}")
+    return (start, end + 1) if end > start else (start, len(text))
+
+
+def _repair(text: str) -> tuple[str, list[str], bool]:
+    """One pass: comments, trailing commas, quotes, literals; close what is left open."""
+    out: list[str] = []
+    fixes: set[str] = set()
+    stack: list[str] = []
+    i, n = 0, len(text)
+    quote = ""
+    while i < n:
+        ch = text[i]
+        if quote:
+            if ch == "\\" and i + 1 < n:
+                out.append(text[i : i + 2])
+                i += 2
+                continue
+            if ch == quote:
+                out.append('"')
+                quote = ""
+            elif ch == '"' and quote == "'":
+                out.append('\\"')
+            else:
+                out.append(ch)
+            i += 1
+            continue
+        if ch in "\"'":
+            if ch == "'":
+                fixes.add("single quotes")
+            quote = ch
+            out.append('"')
+        elif ch == "/" and text.startswith("//", i):
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+            fixes.add("comments")
+            continue
+        elif ch == "/" and text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            i = n if end < 0 else end + 2
+            fixes.add("comments")
+            continue
+        elif ch in "{[":
+            stack.append(ch)
+            out.append(ch)
+        elif ch in "}]":
+            # drop a trailing comma before the closer
+            j = len(out) - 1
+            while j >= 0 and out[j] in (" ", "\n", "\t", "\r"):
+                j -= 1
+            if j >= 0 and out[j] == ",":
+                del out[j]
+                fixes.add("trailing commas")
+            if stack:
+                stack.pop()
+            out.append(ch)
+        elif ch.isalpha():
+            j = i
+            while j < n and (text[j].isalnum() or text[j] == "_"):
+                j += 1
+            word = text[i:j]
+            replacement = {"True": "true", "False": "false", "None": "null"}.get(word)
+            if replacement is not None:
+                fixes.add("Python literals")
+                word = replacement
+            out.append(word)
+            i = j
+            continue
+        else:
+            out.append(ch)
+        i += 1
+    truncated = bool(quote or stack)
+    if quote:
+        out.append('"')
+    if stack:
+        while out and out[-1] in (" ", "\n", "\t", ",", ":"):
+            out.pop()
+        out.extend(_CLOSERS[c] for c in reversed(stack))
+    return "".join(out), sorted(fixes), truncated
+
+
+def decode_object(text: str) -> tuple[Any, list[str], bool]:
+    """(value, repairs applied, truncated); value is None when nothing decodes."""
+    try:
+        return json.loads(text), [], False
+    except (ValueError, RecursionError):
+        pass
+    repaired, fixes, truncated = _repair(text)
+    try:
+        return json.loads(repaired), fixes, truncated
+    except (ValueError, RecursionError):
+        return None, fixes, truncated
+
+
+class JsonDialect:
+    name = "json"
+    severities = SEVERITIES
+    case_sensitive = True
+
+    def __init__(self) -> None:
+        self.vocab = STATUS["json"]
+
+    def detect(self, doc: Document) -> int:
+        src = doc.src.lstrip()
+        if src.startswith("{"):
+            return 70 if '"status"' in src or '"findings"' in src else 40
+        if "```json" in doc.src or ('{"' in doc.src and '"findings"' in doc.src):
+            return 45
+        return 0
+
+    def parse(self, b: Builder) -> None:
+        b.envelope_name = "JSON object"
+        doc = b.doc
+        text = doc.src
+        base_line = 0
+        for open_at, close_at, info in doc.fences:
+            if info.lower() in ("json", "jsonc", "json5") or (
+                    close_at > open_at + 1 and doc.lines[open_at + 1].lstrip().startswith("{")):
+                end = close_at if close_at >= 0 else len(doc.lines)
+                text = "\n".join(doc.lines[open_at + 1 : end])
+                base_line = open_at + 1
+                b.diag("SARP005", open_at, what="JSON object", open=open_at + 1)
+                if close_at < 0:
+                    b.truncated("the code fence around the JSON is never closed", end - 1)
+                break
+        span = find_object(text)
+        if span is None:
+            return
+        if text[: span[0]].strip() or text[span[1] :].strip():
+            b.diag("SARP404", base_line + text.count("\n", 0, span[0]),
+                   what="text around the JSON object ignored")
+        value, fixes, truncated = decode_object(text[span[0] : span[1]])
+        if fixes:
+            b.diag("SARP404", base_line + text.count("\n", 0, span[0]), what=", ".join(fixes))
+        if truncated:
+            b.truncated("the JSON object is never closed", doc.last_nonblank())
+        if not isinstance(value, dict):
+            return
+        b.envelope = True
+        read_object(b, value, base_line + text.count("\n", 0, span[0]))
+
+    def render(self, result: Result) -> str:
+        data = result.model_dump(mode="json", exclude={
+            "raw", "diagnostics", "conformance", "native_status", "id", "dialect", "delivery"})
+        for finding in data["findings"]:
+            finding.pop("native_severity", None)
+            finding.pop("line", None)
+        for item in data["checklist"]:
+            item.pop("native_status", None)
+        data = {k: v for k, v in data.items() if v not in (None, [], {})}
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def read_object(b: Builder, obj: dict[str, Any], line: int) -> None:
+    """Map one decoded object onto the builder (aliases reported, leftovers in fields)."""
+    for key, value in obj.items():
+        target = RESULT_KEYS.get(key) if isinstance(key, str) else None
+        if key in _IGNORED:
+            continue
+        if target is None:
+            b.fields[str(key)] = value
+            continue
+        if target != key:
+            b.diag("SARP408", line, written=key, canonical=target)
+        _assign(b, target, value, line)
+
+
+def _assign(b: Builder, target: str, value: Any, line: int) -> None:
+    if target == "status":
+        if isinstance(value, str):
+            b.set_status(value, line)
+        else:
+            b.diag("SARP405", line, path="status", problem=f"{value!r} is not a string",
+                   hint="Write the status as a string.")
+    elif target == "findings":
+        if not isinstance(value, list):
+            b.diag("SARP405", line, path="findings", problem="is not a list",
+                   hint="Write findings as a list of objects.")
+            value = [value] if value else []
+        for n, item in enumerate(value):
+            _finding(b, item, n, line)
+        b.recovered = True
+    elif target == "confidence":
+        number = b.confidence_from(str(value)) if value is not None else None
+        b.confidence = number
+    elif target in ("metrics", "metadata", "fields"):
+        if isinstance(value, dict):
+            getattr(b, target).update(value)
+        else:
+            b.fields[target] = value
+    elif target in ("next_steps", "blockers"):
+        items = value if isinstance(value, list) else [value]
+        getattr(b, target).extend(str(v) for v in items if v is not None)
+    elif target in ("checklist", "references"):
+        _records(b, target, value, line)
+    else:
+        setattr(b, target, None if value is None else str(value))
+
+
+def _records(b: Builder, target: str, value: Any, line: int) -> None:
+    from sarp.dialects.common import checklist_status
+    from sarp.model import ChecklistItem, Reference
+    from sarp.text.locations import parse_location
+
+    if not isinstance(value, list):
+        b.fields[target] = value
+        return
+    for item in value:
+        if not isinstance(item, dict):
+            b.diag("SARP405", line, path=target, problem=f"item {item!r} is not an object",
+                   hint="Write each item as an object.")
+            continue
+        if target == "checklist":
+            status = checklist_status(b, str(item.get("status", "")), str(item.get("item")),
+                                      line)
+            b.checklist.append(ChecklistItem.model_construct(
+                item=str(item.get("item", "")), status=status,
+                native_status=item.get("status"), notes=item.get("notes")))
+        else:
+            loc = item.get("location")
+            b.references.append(Reference.model_construct(
+                item=str(item.get("item", "")),
+                location=_location(loc) if isinstance(loc, dict) else parse_location(
+                    str(loc)) if loc else None,
+                relevance=item.get("relevance")))
+
+
+def _location(value: dict[str, Any]) -> Any:
+    from sarp.model import Location
+    from sarp.text.locations import parse_location
+
+    raw = value.get("raw")
+    if isinstance(raw, str) and raw:
+        return parse_location(raw)
+    path = value.get("path") or value.get("file") or value.get("uri")
+    line = value.get("line") or value.get("start_line") or value.get("startLine")
+    end = value.get("end_line") or value.get("endLine")
+    text = str(path or "")
+    if line is not None:
+        text = f"{text}:{line}" + (f"-{end}" if end else "")
+    if value.get("section"):
+        text = f"{text} § {value['section']}" if path else str(value["section"])
+    return parse_location(text) if text else Location.model_construct(
+        raw="", path=None, line=None, end_line=None, section=None, symbol=None, extra=[])
+
+
+def _finding(b: Builder, item: Any, n: int, line: int) -> None:
+    raw = RawFinding(line=line)
+    if isinstance(item, str):
+        raw.description = item
+        raw.location = _location_text_in(item)
+        b.add(raw)
+        return
+    if not isinstance(item, dict):
+        b.diag("SARP405", line, path=f"findings[{n}]", problem="is not an object",
+               hint="Write each finding as an object.")
+        return
+    file_part: str | None = None
+    line_part: Any = None
+    end_part: Any = None
+    for key, value in item.items():
+        target = FINDING_KEYS.get(key)
+        if target is None:
+            continue
+        if target != key and key not in ("file",):
+            b.diag("SARP408", line, written=f"findings[{n}].{key}", canonical=target)
+        if value is None:
+            continue
+        if target == "file":
+            file_part = str(value)
+        elif target == "line":
+            line_part = value
+        elif target == "end_line":
+            end_part = value
+        elif target in ("location", "counter_location"):
+            if isinstance(value, dict):
+                loc = _location(value)
+                setattr(raw, target, loc.raw if loc is not None else None)
+            else:
+                setattr(raw, target, str(value))
+        elif target == "confidence":
+            raw.confidence = b.confidence_from(str(value))
+        else:
+            setattr(raw, target, str(value))
+    if raw.location is None and file_part:
+        text = file_part
+        if line_part is not None:
+            text = f"{text}:{line_part}" + (f"-{end_part}" if end_part else "")
+        raw.location = text
+    b.add(raw)
+
+
+def _location_text_in(text: str) -> str | None:
+    from sarp.dialects.common import location_in
+
+    return location_in(text)
+
+
+JSON: Final = JsonDialect()

@@ -1,0 +1,263 @@
+# Findings written as prose rather than as the dialect's own structure.
+#
+# Agents write findings in a handful of shapes outside tables:
+#   ### CRITICAL: title            ### WARNING W1: title         #### 🔴 High: title
+#   **SUGGESTION 1: title** (`file:26`)    **WARNING — title** (`a.py:78-85`)
+#   **SEC-1 (CRITICAL) — title**           ### ~~IMPORTANT~~ → RESOLVED: title
+#   - [WARNING] a.py:3 — text
+#   and severity groups: a line that is only a severity word ("CRITICAL", "### High",
+#   "**Warnings (2)**") followed by list items, each item one finding.
+# `finding_head_line` reads one line; `read_prose_findings` scans a range and records
+# RawFindings (with their bodies) in the Builder. ADR-013, Aphelion's prose before the
+# block and the text fallback all use them, so each shape is recognised in one place.
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from sarp.dialects import common
+from sarp.dialects.base import Builder, RawFinding
+from sarp.text.inline import heading, list_item, strip_emphasis
+from sarp.text.lines import PLAIN
+from sarp.vocab import normalise_word
+
+__all__ = ["SEVERITY_WORDS", "HeadLine", "finding_head_line", "read_prose_findings",
+           "severity_group"]
+
+SEVERITY_WORDS: Final = frozenset({
+    "critical", "important", "suggestion", "high", "medium", "low", "major", "minor",
+    "blocker", "warning", "info", "nit", "note", "error", "red", "yellow", "green",
+    "orange", "moderate", "severe", "trivial", "p0", "p1", "p2", "p3", "improvement",
+    "removal", "critical issue", "suggestions", "improvements", "removals", "advisory",
+    "inconsistency", "warnings", "criticals", "notes", "nits", "blockers", "critical issues",
+    "high severity", "medium severity", "low severity", "major issues", "minor issues",
+})
+_HEAD: Final = re.compile(
+    r"(?P<pre>[^\w~\[]{0,6})\[?(?P<sev>~~[A-Za-z ]{2,20}~~|[A-Za-z][A-Za-z0-9]{1,14}"
+    r"(?: [A-Za-z]{2,10})?)\]?(?: (?P<id>[A-Z]{1,8}-?\d{1,4})| ?#?(?P<num>\d{1,3}))?"
+    r"(?P<resolved> ?(?:→|->) ?RESOLVED)? ?(?:[:—–]|-(?= )) ?(?P<title>.{0,500})$"
+)
+_ID_SEV_HEAD: Final = re.compile(
+    r"(?P<id>[A-Z][A-Za-z0-9]{0,9}(?:[-_][A-Za-z0-9]{1,10}){0,3}[-_]?\d{1,5}) ?[(\[]"
+    r"(?P<sev>[^()\[\]]{2,20})[)\]] ?(?:[:—–-] ?)?(?P<title>.{0,500})$"
+)
+_BULLET: Final = re.compile(r"[\[(](?P<sev>[A-Za-z]{2,14})[\])]\s?[:—–-]?\s?(?P<rest>.{0,100000})$"
+                            r"|(?P<sev2>[A-Z]{4,14}|Critical|High|Medium|Low|Major|Minor|"
+                            r"Warning|Suggestion|Info)\s?[:—–]\s?(?P<rest2>.{0,100000})$")
+_LOOSE_SEVERITY: Final = re.compile(
+    r"(?<![\w-])(critical|blocker|high|major|important|medium|warning|minor|low|nit|"
+    r"suggestion|🔴|🟠|🟡|🟢)(?![\w-])", re.IGNORECASE)
+_AGENT_SUFFIX: Final = re.compile(
+    r"^(?P<title>.{1,500}?) (?:—|--|–) (?P<agent>[a-z][a-z0-9-]{2,60})$")
+_EMOJI: Final = frozenset("🔴🟠🟡🟢🔵⚠❌🚨💡ℹ")
+_GROUP_TAIL: Final = re.compile(r"\s?(?:\(\d{1,4}\)|\d{1,4}|:|—.{0,60}|-.{0,60})\s?$")
+
+
+def _severity_head(text: str) -> tuple[str, str, bool, str | None] | None:
+    """(severity word, title, resolved, id) for `CRITICAL: title` and its variants."""
+    match = _HEAD.match(text.strip())
+    if match is None:
+        return None
+    word = match["sev"]
+    resolved = bool(match["resolved"]) or word.startswith("~~")
+    key = normalise_word(word.strip("~"))
+    if key not in SEVERITY_WORDS:
+        return None
+    pre = match["pre"].strip()
+    if pre and not all(ch in _EMOJI or ch in "\ufe0f *_" for ch in pre):
+        return None
+    severity = word.strip("~")
+    if pre:
+        severity = f"{pre.replace(' ', '')} {severity}"
+    return severity, match["title"].strip().strip("*").strip(), resolved, match["id"]
+
+
+def _id_severity_head(text: str) -> tuple[str, str, bool, str | None] | None:
+    """`SEC-1 (CRITICAL) — title` -> (severity, title, False, id)."""
+    match = _ID_SEV_HEAD.match(text.strip())
+    if match is None or normalise_word(match["sev"]) not in SEVERITY_WORDS:
+        return None
+    return match["sev"], match["title"].strip().strip("*").strip(), False, match["id"]
+
+
+@dataclass(frozen=True, slots=True)
+class HeadLine:
+    """A line that opens a finding: `### CRITICAL: title` or `**WARNING — title** (loc)`."""
+
+    severity: str
+    title: str
+    resolved: bool
+    form: str  # "heading" (level 3), "a level-N heading", "a bold line", "bullet"
+    tail: str  # text after a bold head, often the location
+    id: str | None = None
+
+    def finding(self, line: int) -> RawFinding:
+        raw = RawFinding(line=line, severity=self.severity, title=self.title or None,
+                         id=self.id)
+        suffix = _AGENT_SUFFIX.match(self.title) if self.title else None
+        if suffix is not None:
+            raw.title, raw.agent = suffix["title"], suffix["agent"]
+        if self.tail:
+            raw.location = common.location_in(self.tail)
+        if raw.location is None and self.title:
+            raw.location = common.location_in(self.title)
+        return raw
+
+
+def _parse_head(text: str) -> tuple[str, str, bool, str | None] | None:
+    return _severity_head(text) or _id_severity_head(text)
+
+
+def finding_head_line(line: str) -> HeadLine | None:
+    """Read `line` as the head of a finding, or None."""
+    text = line.strip()
+    if text.startswith("#"):
+        head = heading(text)
+        if head is None or head[0] < 2:
+            return None
+        parsed = _parse_head(head[1])
+        if parsed is None:
+            return None
+        form = "heading" if head[0] == 3 else f"a level-{head[0]} heading"
+        return HeadLine(parsed[0], parsed[1], parsed[2], form, "", parsed[3])
+    if text.startswith("**"):
+        inner_end = text.find("**", 2)
+        if inner_end <= 2:
+            return None
+        parsed = _parse_head(text[2:inner_end])
+        if parsed is None:
+            return None
+        tail = strip_emphasis(text[inner_end + 2 :]).strip()
+        title = parsed[1]
+        if not title:
+            title = tail.strip(" :—-")
+            tail = ""
+        return HeadLine(parsed[0], title, parsed[2], "a bold line", tail, parsed[3])
+    return None
+
+
+def severity_group(line: str) -> str | None:
+    """The severity word of a group head (`CRITICAL`, `### High`, `**Warnings (2)**`)."""
+    text = line.strip()
+    head = heading(text)
+    if head is not None:
+        text = head[1]
+    text = strip_emphasis(text).strip()
+    if not text or len(text) > 60:
+        return None
+    text = _GROUP_TAIL.sub("", text).strip(" *:")
+    key = normalise_word(text)
+    if key in SEVERITY_WORDS:
+        return text
+    for suffix in (" findings", " issues", " severity", " priority"):
+        if key.endswith(suffix) and key[: -len(suffix)] in SEVERITY_WORDS:
+            return text[: -len(suffix)]
+    return None
+
+
+def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False) -> int:
+    """Record prose findings in [start, end); returns how many were read.
+
+    `loose`: also take list items outside any severity group when they name a
+    `path:line` place (the text fallback's salvage rule).
+    """
+    doc = b.doc
+    group: str | None = None
+    count = 0
+    i = start
+    while i < end:
+        if doc.kinds[i] != PLAIN:
+            i += 1
+            continue
+        line = doc.lines[i]
+        stripped = line.strip()
+        head = finding_head_line(stripped)
+        if head is not None:
+            if head.resolved:
+                b.fields.setdefault("resolved", []).append(
+                    {"severity": head.severity, "title": head.title, "line": i + 1})
+                b.diag("SARP210", i, title=head.title)
+                i += 1
+                continue
+            raw = head.finding(i)
+            stop = _next_head(b, i, end)
+            common.read_body(b, raw, i + 1, stop)
+            raw.location = raw.location or common.location_in(raw.description)
+            b.add(raw)
+            count += 1
+            group = None
+            i = stop
+            continue
+        word = severity_group(stripped) if not stripped.startswith(("-", "*", "+")) or \
+            stripped.startswith("**") else None
+        if word is not None:
+            group = word
+            i += 1
+            continue
+        if stripped.startswith("#"):
+            group = None
+            i += 1
+            continue
+        item = list_item(line)
+        if item is None:
+            i += 1
+            continue
+        text, i = _fold(doc.lines, doc.kinds, i, end, item)
+        bullet = _BULLET.match(strip_emphasis(text))
+        if bullet is not None:
+            sev = bullet["sev"] or bullet["sev2"]
+            rest = bullet["rest"] if bullet["sev"] else bullet["rest2"]
+            if normalise_word(sev) in SEVERITY_WORDS:
+                _add_item(b, i, sev, rest)
+                count += 1
+                continue
+        if group is not None:
+            _add_item(b, i, group, text)
+            count += 1
+        elif loose and common.location_in(text):
+            word = _LOOSE_SEVERITY.search(text[:80])
+            if word is not None:  # a place and a severity word: unambiguous enough
+                _add_item(b, i, word.group(1), text)
+                count += 1
+    return count
+
+
+def _fold(lines: list[str], kinds: list[int], i: int, end: int, first: str) -> tuple[str, int]:
+    """A list item with its indented continuation lines; returns (text, next index)."""
+    parts = [first.strip()]
+    j = i + 1
+    while j < end and kinds[j] == PLAIN and lines[j].startswith(("  ", "\t")) and \
+            list_item(lines[j]) is None and lines[j].strip():
+        parts.append(lines[j].strip())
+        j += 1
+    return " ".join(parts), j
+
+
+_ITEM_ID: Final = re.compile(r"(?P<id>[A-Z][A-Za-z0-9]{0,9}(?:[-_][A-Za-z0-9]{1,10}){0,3})"
+                             r"(?:\s?:\s|\s(?=`))(?P<rest>.{0,100000})$")
+
+
+def _add_item(b: Builder, line: int, severity: str | None, text: str) -> None:
+    raw = RawFinding(line=line, severity=severity)
+    body = strip_emphasis(text)
+    ident = _ITEM_ID.match(body)
+    if ident is not None and common.is_id_like(ident["id"]):
+        raw.id, body = ident["id"], ident["rest"]
+    raw.location = common.location_in(body)
+    raw.description = body
+    b.add(raw)
+
+
+def _next_head(b: Builder, start: int, end: int) -> int:
+    doc = b.doc
+    for i in range(start + 1, end):
+        if doc.kinds[i] != PLAIN:
+            continue
+        line = doc.lines[i].strip()
+        if line.startswith("#") or finding_head_line(line) is not None or (
+                severity_group(line) is not None and not line.startswith(("- ", "* "))):
+            return i
+        if "AGENT_RESULT" in line:
+            return i
+    return end

@@ -1,0 +1,325 @@
+# SDD toolkit subagent contract (seed 004, research notes §5).
+#
+# Envelope: `## <Agent> Result`, then `###` sections: Status (SUCCESS|PARTIAL|FAILED),
+# Summary, Findings (agent-specific subsections and tables: `Issues Detected` is the
+# finding table, `**SEC-001: title**` details with **Risk**/**Fix** expand its rows),
+# Key References (Item | Location | Relevance), Confidence (`92 - reason`), Issues
+# (`- name: desc | Severity: important`), Next Steps, Blockers, Severity Summary, and the
+# Error Result Format (Error Details table, Attempted Actions, Recovery Options).
+#
+# The toolkit's own agents drift (`## Exploration: Topic` with no Status): with no
+# Status the content decides the status and a warning says so. Sections the contract
+# does not name are kept in `fields` under their title.
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from sarp.dialects import common
+from sarp.dialects.base import Builder, RawFinding
+from sarp.model import Finding, Result, Severity, Status
+from sarp.text.inline import key_value, list_item, strip_emphasis, strip_markup
+from sarp.text.lines import PLAIN, Document
+from sarp.text.tables import find_tables
+from sarp.text.write import cell, location_text, table
+from sarp.vocab import STATUS, normalise_word
+
+__all__ = ["SDD", "SddDialect"]
+
+SEVERITIES: Final = {"critical": Severity.CRITICAL, "important": Severity.MAJOR,
+                     "minor": Severity.MINOR}
+SECTIONS: Final = ("Status", "Summary", "Findings", "Key References", "Confidence", "Issues",
+                   "Next Steps", "Blockers")
+ISSUE_COLUMNS: Final = ("ID", "Issue", "File:Line", "Severity", "Confidence")
+STATUS_WORDS: Final = ("SUCCESS", "PARTIAL", "FAILED")
+_RESULT_HEAD: Final = re.compile(r"(?P<agent>.{1,120}?)\s(?:Result|Report|Results)\b")
+_SEVERITY_TAIL: Final = re.compile(r"\|\s?\**Severity\**\s?:\s?(?P<sev>[^|]{1,40})", re.I)
+_CANONICAL: Final = {"status", "summary", "findings", "key references", "confidence",
+                     "issues", "next steps", "blockers", "severity summary", "error details",
+                     "attempted actions", "root cause analysis", "recovery options"}
+
+
+def _title_key(title: str) -> str:
+    key = strip_emphasis(title).lower()
+    for tail in ("(if any)", "(if applicable)", "(optional)"):
+        key = key.replace(tail, "")
+    return key.strip(" :")
+
+
+class SddDialect:
+    name = "sdd"
+    severities = SEVERITIES
+    case_sensitive = False
+
+    def __init__(self) -> None:
+        self.vocab = STATUS["sdd"]
+
+    def detect(self, doc: Document) -> int:
+        src = doc.src
+        score = 0
+        if "### Status" in src or "**Status**" in src:
+            score += 40
+        if "### Summary" in src:
+            score += 10
+        if "### Key References" in src or "### Confidence" in src:
+            score += 20
+        if " Result\n" in src and "## " in src:
+            score += 15
+        if "## Exploration:" in src or "## Verification Report" in src or \
+                "## Architecture Blueprint" in src:
+            score += 30
+        if "### Findings" in src or "### Issues" in src:
+            score += 10
+        return score if score >= 30 else 0
+
+    def parse(self, b: Builder) -> None:
+        b.envelope_name = "### Status section"
+        doc = b.doc
+        secs = common.sections(doc)
+        for sec in secs:
+            if sec.level <= 2:
+                match = _RESULT_HEAD.match(strip_emphasis(sec.title))
+                if match is not None or sec.title.lower().startswith(("exploration", "verif")):
+                    b.envelope = True
+                    b.envelope_line = sec.line
+                    name = match["agent"] if match is not None else None
+                    if name and b.agent is None and ":" not in name:
+                        b.agent = "-".join(name.lower().split())
+                    b.fields.setdefault("title", sec.title)
+                    break
+        status_found = False
+        for sec in secs:
+            key = _title_key(sec.title)
+            if key.startswith("status"):
+                status_found = self._status(b, sec.line, sec.end, sec.title) or status_found
+            elif key in _CANONICAL or key.startswith("findings"):
+                b.envelope = True
+                self._section(b, key, sec.line, sec.end)
+            elif sec.level >= 3 and key not in b.fields and not key.startswith(
+                    ("issues detected", "issue details", "compliance")):
+                b.fields[sec.title.strip()] = common.section_text(doc, sec.line + 1, sec.end)
+        if not status_found:
+            status_found = self._bold_status(b)
+        if not status_found and b.envelope:
+            b.diag("SARP401", b.envelope_line, dialect="sdd", part="### Status section",
+                   hint="Write `### Status` and then SUCCESS, PARTIAL or FAILED.")
+        # finding tables anywhere under Findings (or anywhere at all when drifted)
+        findings_sec = next((s for s in secs if _title_key(s.title).startswith("findings")),
+                            None)
+        start, end = (findings_sec.line, findings_sec.end) if findings_sec else (0, len(
+            doc.lines))
+        self._finding_tables(b, start, end)
+        known = {f.id.upper() for f in b.findings if f.id}
+        common.read_details(b, start, end, known_ids=known)
+        for sec in secs:
+            if _title_key(sec.title).startswith("issues") and sec.level >= 2 and \
+                    not _title_key(sec.title).startswith(("issues detected", "issue details")):
+                self._issues(b, sec.line + 1, sec.end)
+        if b.findings:
+            b.recovered = True
+
+    def _status(self, b: Builder, line: int, end: int, title: str) -> bool:
+        doc = b.doc
+        pair = key_value(strip_emphasis(title))
+        if pair is not None and pair[1]:
+            b.set_status(strip_markup(pair[1]), line)
+            b.diag("SARP110", line, what="status (written on the heading line)")
+            b.envelope = True
+            return True
+        for i in range(line + 1, end):
+            if doc.kinds[i] == PLAIN and doc.lines[i].strip():
+                word = strip_markup(doc.lines[i].strip().lstrip("-* ").strip())
+                b.set_status(word.strip("[]"), i)
+                b.envelope = True
+                return True
+        return False
+
+    def _bold_status(self, b: Builder) -> bool:
+        """`**Status**: PARTIAL` before the first ### section (later ones are per item)."""
+        doc = b.doc
+        first_section = next((s.line for s in common.sections(doc) if s.level >= 3),
+                             len(doc.lines))
+        for i, line in enumerate(doc.lines[:first_section]):
+            if doc.kinds[i] != PLAIN or "Status" not in line:
+                continue
+            pair = key_value(line.strip().lstrip("-* ").strip() if line.lstrip().startswith(
+                ("- ", "* ")) else line.strip())
+            if pair is not None and pair[0].lower() == "status" and pair[2] and \
+                    strip_markup(pair[1]).upper().split(" ")[0] in (*STATUS_WORDS, "FAILURE",
+                                                                     "COMPLETE", "BLOCKED"):
+                b.set_status(strip_markup(pair[1]), i)
+                b.diag("SARP110", i, what="status (a bold key instead of a ### Status section)")
+                b.envelope = True
+                return True
+        return False
+
+    def _section(self, b: Builder, key: str, line: int, end: int) -> None:
+        doc = b.doc
+        body = common.section_text(doc, line + 1, end)
+        if key == "summary":
+            b.summary = body or None
+        elif key == "confidence":
+            first = body.split("\n", 1)[0].strip() if body else ""
+            b.confidence = b.confidence_from(first)
+            if b.confidence is None and first:
+                b.diag("SARP409", line + 1, key="Confidence", value=first,
+                       action="confidence left empty")
+            b.metadata["confidence"] = first
+        elif key == "key references":
+            for tbl in find_tables(doc, line + 1, end):
+                common.read_references_table(b, tbl)
+        elif key == "next steps":
+            b.next_steps.extend(text for _, text in common.bullets(doc, line + 1, end))
+        elif key == "blockers":
+            b.blockers.extend(text for _, text in common.bullets(doc, line + 1, end))
+        elif key == "severity summary":
+            for i in range(line + 1, end):
+                item = list_item(doc.lines[i])
+                pair = key_value(item if item is not None else doc.lines[i].strip())
+                if pair is None:
+                    continue
+                name = normalise_word(pair[0])
+                digits = strip_markup(pair[1]).split(" ", 1)[0]
+                if name in ("critical", "important", "minor", "high", "medium", "low") and \
+                        digits.isdigit():
+                    b.expect_count("the Severity Summary", pair[0], int(digits),
+                                   _count_word(name), f"{name} findings", i)
+        elif key == "error details":
+            details: dict[str, str] = {}
+            for tbl in find_tables(doc, line + 1, end):
+                for row in tbl.rows:
+                    if len(row.cells) >= 2:
+                        details[strip_markup(row.cells[0])] = row.cells[1]
+            b.fields["error_details"] = details
+        elif key in ("attempted actions", "recovery options", "root cause analysis"):
+            b.fields[key] = body
+
+    def _finding_tables(self, b: Builder, start: int, end: int) -> None:
+        for tbl in find_tables(b.doc, start, end):
+            shape = common.classify_table(tbl)
+            if shape == "findings":
+                common.read_finding_table(b, tbl)
+            elif shape in ("checklist", "criteria"):
+                common.read_checklist_table(b, tbl, failures_are_findings=False)
+            elif shape == "tests":
+                b.fields.setdefault("tests", []).extend(
+                    common.read_tests_table(b, tbl, "test"))
+            elif shape == "references":
+                common.read_references_table(b, tbl)
+
+    def _issues(self, b: Builder, start: int, end: int) -> None:
+        """`- name: description | Severity: important` lines.
+
+        The Issues list often restates rows of the findings table in other words. An
+        issue is the same finding as a row when it names the row's id or place, or,
+        failing that, when it has the row's severity word and shares at least two
+        significant words with it; otherwise it is a finding of its own.
+        """
+        table_rows = list(b.findings)
+        for i, text in common.bullets(b.doc, start, end):
+            if text.lower().strip(" .*_") in ("none", "n/a", "no issues", "none found"):
+                continue
+            sev = _SEVERITY_TAIL.search(text)
+            body = text[: sev.start()].strip() if sev is not None else text
+            raw = RawFinding(line=i, severity=strip_markup(sev["sev"]) if sev else None,
+                             type="issue")
+            pair = key_value(body, max_key=120)
+            if pair is not None:
+                name, desc, _ = pair
+                if common.is_id_like(strip_markup(name)):
+                    raw.id = strip_markup(name)
+                else:
+                    raw.title = strip_markup(name)
+                raw.description = desc or None
+            else:
+                raw.description = body
+            raw.location = common.location_in(body)
+            twin = _restated_row(raw, table_rows)
+            if twin is not None:
+                table_rows.remove(twin)
+                raw.type = None
+                twin.fill(raw)
+            else:
+                b.add_or_fill(raw, among=table_rows)
+
+    def render(self, result: Result) -> str:
+        agent = result.agent or "agent"
+        title = " ".join(w.capitalize() for w in agent.split("-"))
+        word = {Status.PARTIAL: "PARTIAL", Status.ERROR: "FAILED",
+                Status.BLOCKED: "PARTIAL"}.get(result.status, "SUCCESS")
+        lines = [f"## {title} Result", "", "### Status", word, ""]
+        if result.summary:
+            lines += ["### Summary", result.summary, ""]
+        if result.findings:
+            lines += ["### Findings", "", "#### Issues Detected"]
+            typed = any(f.type and f.type != "issue" for f in result.findings)
+            header = [*ISSUE_COLUMNS, "Category"] if typed else list(ISSUE_COLUMNS)
+            rows = []
+            for f in result.findings:
+                row = [f.id, f.description or "", location_text(f.location) if f.location
+                       else "--", f.severity.value,
+                       f"{f.confidence:g}" if f.confidence is not None else ""]
+                if typed:
+                    row.append(f.type or "")
+                rows.append(row)
+            lines += table(header, rows)
+            lines.append("")
+            details = [f for f in result.findings if f.title or f.impact or f.suggestion]
+            if details:
+                lines += ["#### Issue Details", ""]
+                for f in details:
+                    lines.append(f"**{f.id}: {cell(f.title or f.id)}**")
+                    if f.impact:
+                        lines.append(f"**Risk**: {cell(f.impact)}")
+                    if f.suggestion:
+                        lines.append(f"**Fix**: {cell(f.suggestion)}")
+                    lines.append("")
+        if result.references:
+            lines += ["### Key References", *table(
+                ("Item", "Location", "Relevance"),
+                [(r.item, location_text(r.location) if r.location else "--", r.relevance or "")
+                 for r in result.references]), ""]
+        if result.confidence is not None:
+            lines += ["### Confidence", f"{result.confidence:g}", ""]
+        if result.next_steps:
+            lines += ["### Next Steps", *[f"{n}. {s}" for n, s in enumerate(
+                result.next_steps, 1)], ""]
+        if result.blockers:
+            lines += ["### Blockers", *[f"- {s}" for s in result.blockers], ""]
+        return "\n".join(lines).rstrip() + "\n"
+
+
+_WORD: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
+
+
+def _words(*texts: str | None) -> set[str]:
+    return {w.lower() for t in texts if t for w in _WORD.findall(t)}
+
+
+def _restated_row(issue: RawFinding, rows: list[RawFinding]) -> RawFinding | None:
+    if issue.id or issue.location:
+        return None  # matched (or not) by id and place in add_or_fill
+    words = _words(issue.title, issue.description)
+    severity = normalise_word(issue.severity or "")
+    best, best_shared = None, 1
+    for row in rows:
+        if normalise_word(row.severity or "") != severity:
+            continue
+        shared = len(words & _words(row.title, row.description))
+        if shared > best_shared:
+            best, best_shared = row, shared
+    return best
+
+
+def _count_word(name: str) -> object:
+    canonical = {"critical": Severity.CRITICAL, "important": Severity.MAJOR,
+                 "minor": Severity.MINOR, "high": Severity.CRITICAL, "medium": Severity.MAJOR,
+                 "low": Severity.MINOR}[name]
+
+    def count(findings: list[Finding]) -> int:
+        return sum(1 for f in findings if f.severity is canonical)
+
+    return count
+
+
+SDD: Final = SddDialect()

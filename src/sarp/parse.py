@@ -1,0 +1,149 @@
+# The parse pipeline: text -> Document -> dialect -> Builder -> Result.
+#
+# Contract:
+# - `parse` never raises on any `str` (SPEC §2): what is wrong with a reply becomes a
+#   diagnostic. A `TypeError` for a non-str argument or an unknown dialect name is a
+#   programmer error and is raised. Should a scanner ever fail on some input, the reply
+#   is still returned, unparseable, with SARP009 and the raw text kept, so one bad
+#   reply cannot take an orchestrator down.
+# - Steps: empty replies stop at once (ERROR, delivery empty); a reply wrapped whole in a
+#   fence is read without it; the dialect is the forced one or the best detected; the
+#   dialect reads the Document into a Builder; generic evidence of truncation (a fence
+#   never closed, a last table row without its closing pipe) and pointer replies ("Done.",
+#   "See above.") are added here, once for every dialect; `Builder.finish` grades.
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from sarp import diagnostics
+from sarp.dialects import DIALECTS, Builder, Policy, detect
+from sarp.model import Conformance, Delivery, Diagnostic, Result, Status
+from sarp.text.lines import PLAIN, Document
+
+__all__ = ["lint", "parse", "render"]
+
+_POINTER: Final = re.compile(
+    r"^(?:(?:all |task |work )?(?:done|complete|completed|finished)|ok(?:ay)?|see (?:the )?"
+    r"(?:report|results?|summary|output|file|details|analysis|findings)? ?(?:above|below|"
+    r"attached)|see [\w./-]{1,120}|(?:the )?(?:report|results?|summary|output|findings) "
+    r"(?:is|are|has been|have been) (?:written|saved|attached|posted)(?: to| in| at)? ?"
+    r"[\w./`-]{0,120}|(?:i(?:'ve| have) )?(?:written|saved|attached) (?:the )?(?:report|"
+    r"results?|summary|output|findings)(?: to| in| at)? ?[\w./`-]{0,120}|as above|"
+    r"(?:everything|all) (?:is )?(?:done|complete)(?: as requested)?)[.!]?$",
+    re.IGNORECASE,
+)
+
+
+def parse(text: str, *, dialect: str | None = None, policy: Policy | None = None) -> Result:
+    """Parse one agent reply into a Result; never raises on reply content.
+
+    `dialect` forces a dialect by name (see `DIALECTS`); `policy` says how to read replies
+    that leave something out. Raises TypeError when `text` is not a str and KeyError for
+    an unknown dialect name.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"parse() takes the reply as str, not {type(text).__name__}")
+    if dialect is not None and dialect not in DIALECTS:
+        raise KeyError(f"unknown dialect {dialect!r}; known: {', '.join(DIALECTS)}")
+    policy = policy or Policy()
+    try:
+        return _parse(text, dialect, policy)
+    except Exception as exc:
+        return _internal_error(text, dialect, exc)
+
+
+def _parse(text: str, forced: str | None, policy: Policy) -> Result:
+    doc = Document(text)
+    if not doc.src.strip():
+        return _empty(text, forced)
+    notes: list[Diagnostic] = []
+    truncation: list[tuple[str, int]] = []
+    whole = doc.whole_fence()
+    if whole is not None:
+        open_at, close_at = whole
+        info = doc.fences[0][2].lower() if doc.fences else ""
+        if close_at < 0:
+            truncation.append(("the code fence around the reply is never closed",
+                               doc.last_nonblank()))
+        if info not in ("json", "jsonc", "json5"):
+            doc = doc.unwrap(open_at, close_at)
+            notes.append(diagnostics.make("SARP004", open_at + 1))
+    name = forced or detect(doc)
+    chosen = DIALECTS[name]
+    builder = Builder(doc, name, policy, chosen.vocab, chosen.severities,
+                      case_sensitive=chosen.case_sensitive)
+    builder.diagnostics.extend(notes)
+    builder.truncation.extend(truncation)
+    chosen.parse(builder)
+    _generic_truncation(builder)
+    if not builder.envelope and not builder.findings and _is_pointer(builder.doc):
+        builder.pointer = True
+        line = builder.doc.first_nonblank()
+        builder.diag("SARP003", line, text=builder.doc.lines[line].strip()[:80])
+    result = builder.finish(text)
+    if result.delivery is Delivery.POINTER and not builder.envelope:
+        result.conformance = Conformance.UNPARSEABLE
+    return result
+
+
+def _generic_truncation(b: Builder) -> None:
+    doc = b.doc
+    if doc.unclosed_fence is not None and not any("fence" in e for e, _ in b.truncation):
+        b.truncated(f"a code fence opened on line {doc.unclosed_fence + 1} is never closed",
+                    doc.last_nonblank())
+    last = doc.last_nonblank()
+    if last < 0 or doc.kinds[last] != PLAIN:
+        return
+    line = doc.lines[last].rstrip()
+    if not line.lstrip().startswith("|") or line.endswith("|"):
+        return
+    # A row without its closing pipe at the very end, in a table whose rows had one.
+    prev = last - 1
+    while prev >= 0 and doc.kinds[prev] == PLAIN and doc.lines[prev].lstrip().startswith("|"):
+        if doc.lines[prev].rstrip().endswith("|"):
+            b.truncated("the last table row is unfinished", last)
+            return
+        prev -= 1
+
+
+def _is_pointer(doc: Document) -> bool:
+    texts = [doc.lines[i].strip() for i in range(len(doc.lines)) if doc.lines[i].strip()]
+    if not texts or len(texts) > 2 or sum(len(t) for t in texts) > 240:
+        return False
+    return all(_POINTER.match(t.strip("*_` ")) is not None for t in texts)
+
+
+def _empty(text: str, forced: str | None) -> Result:
+    return Result.model_construct(
+        id=None, dialect=forced or "text", status=Status.ERROR, native_status=None,
+        conformance=Conformance.UNPARSEABLE, delivery=Delivery.EMPTY, result_type=None,
+        agent=None, metrics={}, metadata={}, confidence=None, summary=None, findings=[],
+        checklist=[], references=[], next_steps=[], blockers=[], next=None,
+        blocked_reason=None, blocked_target=None, current_task=None, fields={},
+        diagnostics=[diagnostics.make("SARP001", 1 if text else None)], raw=text,
+    )
+
+
+def _internal_error(text: str, forced: str | None, exc: Exception) -> Result:
+    result = _empty(text, forced)
+    result.delivery = Delivery.COMPLETE
+    result.diagnostics = [diagnostics.make("SARP009", 1, error=f"{type(exc).__name__}: {exc}")]
+    return result
+
+
+def render(result: Result, dialect: str | None = None) -> str:
+    """The reply a conformant agent would have written for `result`, in `dialect`.
+
+    Defaults to the result's own dialect. Raises KeyError for an unknown dialect name.
+    """
+    name = dialect or result.dialect
+    if name not in DIALECTS:
+        raise KeyError(f"unknown dialect {name!r}; known: {', '.join(DIALECTS)}")
+    return DIALECTS[name].render(result)
+
+
+def lint(text: str, *, dialect: str | None = None,
+         policy: Policy | None = None) -> list[Diagnostic]:
+    """The diagnostics `parse` gives for `text`, in line order."""
+    return parse(text, dialect=dialect, policy=policy).diagnostics

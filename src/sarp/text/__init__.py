@@ -1,0 +1,1 @@
+"""Linear-time scanners over reply text: lines, inline markup, tables, locations."""

@@ -1,0 +1,144 @@
+# Lines of a reply, each classified once: plain, blank, fenced, fence marker or quoted.
+#
+# Strategy:
+# - Line endings are normalised once (CRLF, CR -> LF) and a BOM dropped; the lines are
+#   then `src.split("\n")`, so line i (0-based) is line i + 1 of the input.
+# - Fences follow CommonMark closely enough for agent replies: a line whose text starts
+#   with 3+ backticks or tildes opens a fence; the same character repeated at least as
+#   often, and nothing else, closes it. Indentation is allowed (agents fence inside
+#   lists). A fence still open at the end is recorded in `unclosed_fence` (evidence of
+#   truncation).
+# - Classification is one forward pass; when the text holds no fence marker at all the
+#   pass is skipped (the common case, and the benchmarked one).
+# - `unwrap(open, close)` returns a Document in which one fenced block reads as plain
+#   text (a reply wrapped whole in a fence, or an envelope fenced inside prose); it
+#   re-classifies only that block.
+from __future__ import annotations
+
+from typing import Final
+
+__all__ = ["BLANK", "FENCED", "MARKER", "PLAIN", "Document", "normalise"]
+
+PLAIN: Final = 0
+BLANK: Final = 1
+MARKER: Final = 2  # a fence opening or closing line
+FENCED: Final = 3  # inside a fence
+
+
+def normalise(text: str) -> str:
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
+def _fence_marker(line: str) -> tuple[str, int, str] | None:
+    """(char, run length, info string) when `line` is a fence marker."""
+    stripped = line.lstrip(" \t>")
+    if not stripped or stripped[0] not in "`~":
+        return None
+    char = stripped[0]
+    run = len(stripped) - len(stripped.lstrip(char))
+    if run < 3:
+        return None
+    info = stripped[run:].strip()
+    if char == "`" and "`" in info:
+        return None  # inline code such as ```x``` on one line
+    return char, run, info
+
+
+class Document:
+    """The lines of one reply with their kinds; all scanners work over this."""
+
+    __slots__ = ("fences", "kinds", "lines", "src", "unclosed_fence")
+
+    def __init__(self, text: str) -> None:
+        self.src = normalise(text)
+        self.lines = self.src.split("\n")
+        self.fences: list[tuple[int, int, str]] = []  # (open, close, info), close = -1 open
+        self.unclosed_fence: int | None = None
+        self.kinds = self._classify(0, len(self.lines))
+
+    def _classify(self, start: int, end: int) -> list[int]:
+        lines = self.lines
+        kinds = [BLANK if not line.strip() else PLAIN for line in lines[start:end]]
+        if "```" not in self.src and "~~~" not in self.src:
+            return kinds
+        open_at = -1
+        char = ""
+        run = 0
+        info = ""
+        for i in range(start, end):
+            line = lines[i]
+            if "`" not in line and "~" not in line:
+                if open_at >= 0:
+                    kinds[i - start] = FENCED
+                continue
+            marker = _fence_marker(line)
+            if open_at < 0:
+                if marker is not None:
+                    char, run, info = marker
+                    open_at = i
+                    kinds[i - start] = MARKER
+            elif marker is not None and marker[0] == char and marker[1] >= run and not marker[2]:
+                kinds[i - start] = MARKER
+                self.fences.append((open_at, i, info))
+                open_at = -1
+            else:
+                kinds[i - start] = FENCED
+        if open_at >= 0:
+            self.fences.append((open_at, -1, info))
+            self.unclosed_fence = open_at
+        return kinds
+
+    def unwrap(self, open_at: int, close_at: int) -> Document:
+        """A copy in which the fence opened on `open_at` reads as plain text."""
+        doc = Document.__new__(Document)
+        doc.src = self.src
+        doc.lines = self.lines
+        doc.fences = [f for f in self.fences if f[0] != open_at]
+        doc.unclosed_fence = None if self.unclosed_fence == open_at else self.unclosed_fence
+        kinds = list(self.kinds)
+        end = close_at if close_at >= 0 else len(self.lines)
+        kinds[open_at] = MARKER
+        inner = doc._classify(open_at + 1, end)
+        kinds[open_at + 1 : end] = inner
+        doc.kinds = kinds
+        return doc
+
+    # -- queries -------------------------------------------------------------------
+    def is_text(self, i: int) -> bool:
+        """A non-blank line outside fences and outside blockquotes."""
+        return self.kinds[i] == PLAIN and not self.lines[i].lstrip().startswith(">")
+
+    def first_text(self, start: int = 0) -> int:
+        """Index of the first non-blank line outside fences at or after `start`, or -1."""
+        kinds = self.kinds
+        for i in range(start, len(kinds)):
+            if kinds[i] == PLAIN:
+                return i
+        return -1
+
+    def last_nonblank(self) -> int:
+        kinds = self.kinds
+        for i in range(len(kinds) - 1, -1, -1):
+            if kinds[i] != BLANK:
+                return i
+        return -1
+
+    def first_nonblank(self) -> int:
+        kinds = self.kinds
+        for i in range(len(kinds)):
+            if kinds[i] != BLANK:
+                return i
+        return -1
+
+    def whole_fence(self) -> tuple[int, int] | None:
+        """(open, close) when the reply is one fenced block and nothing else."""
+        first, last = self.first_nonblank(), self.last_nonblank()
+        for open_at, close_at, _info in self.fences:
+            if open_at == first and close_at in (last, -1):
+                return open_at, close_at
+            break
+        return None

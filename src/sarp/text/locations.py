@@ -1,0 +1,189 @@
+# Location strings -> Location records (SPEC §3 "Location").
+#
+# Recognised: `path:42`, `path:42-56`, `path:42:7`, `` `path:42` ``, `path#L42`,
+# `path#L42-L50`, `path (L42-50)`, `path lines 4-9`, `path line 4`, `doc.md § Section`,
+# `doc.md > Section > Sub`, `doc.md#section`, `S12`/`§3.2` section ids, section-only
+# text, `file::test_name`, `path:42 (symbol)`, and cells naming several places
+# (`a.py:10, 20`, `x.md:3 vs y.md:9`), whose later places go to `extra`.
+#
+# Every regular expression here is anchored and bounded (no nested quantifiers), and
+# each is tried at most once per part, so parsing is linear in the length of the cell.
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from sarp.model import Location
+from sarp.text.inline import strip_emphasis
+
+__all__ = ["looks_like_path", "parse_location"]
+
+NO_LOCATION: Final = frozenset({"", "-", "--", "---", "—", "–", "n/a", "na", "none", "null",
+                                "nil", "(none)", "not applicable", "—-", "n.a."})
+
+_PATH_LINE: Final = re.compile(
+    r"(?P<path>[^\s:#()\[\]<>|,;`'\"]{1,400}?)"
+    r"(?::L?(?P<a>\d{1,9})(?:\s?[-–]\s?L?(?P<b>\d{1,9}))?(?::\d{1,6})?"
+    r"|#L(?P<c>\d{1,9})(?:-L?(?P<d>\d{1,9}))?)"
+    r"(?![\w/])"
+)
+_LINES_WORD: Final = re.compile(
+    r"(?:\(\s?)?(?:lines?|L|ll?\.)\s?(?P<a>\d{1,9})(?:\s?(?:[-–]|to)\s?L?(?P<b>\d{1,9}))?\s?\)?",
+    re.IGNORECASE,
+)
+_EXTENSION: Final = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
+_SECTION_ID: Final = re.compile(r"(?:§\s?|S)\d{1,3}(?:\.\d{1,3}){0,4}$")
+_SYMBOL: Final = re.compile(r"\(\s?(?:in\s)?`?(?P<s>[A-Za-z_][\w.]{0,120}?)(?:\(\))?`?\s?\)$")
+_BARE_NUMBER: Final = re.compile(r"(?:L|lines?\s)?(?P<a>\d{1,9})(?:\s?[-–]\s?(?P<b>\d{1,9}))?$")
+_KNOWN_FILES: Final = frozenset({"Makefile", "Dockerfile", "Justfile", "LICENSE", "README",
+                                 "Gemfile", "Rakefile", "Procfile", "Vagrantfile"})
+
+
+def looks_like_path(token: str) -> bool:
+    """A token an agent would write for a file: has a slash, an extension, or a known name."""
+    if not token or " " in token or len(token) > 400:
+        return False
+    if token.startswith(("http://", "https://")):
+        return False
+    if "/" in token and any(ch.isalnum() for ch in token):
+        return True
+    return bool(_EXTENSION.search(token)) or token in _KNOWN_FILES
+
+
+def _int(text: str | None) -> int | None:
+    return int(text) if text else None
+
+
+def _split_places(text: str) -> list[str]:
+    """`a.py:3 vs b.py:9` -> two parts; `a.py:10, 20` -> `a.py:10`, `20`."""
+    lowered = text.lower()
+    for sep in (" vs. ", " vs ", " versus ", " ↔ ", " <-> "):
+        if sep in lowered:
+            idx = lowered.index(sep)
+            return [text[:idx], *_split_places(text[idx + len(sep) :])]
+    if "," in text or ";" in text:
+        parts = re.split(r"[,;]\s?", text)
+        head = parts[0]
+        out = [head]
+        for part in parts[1:]:
+            candidate = part.strip()
+            if not candidate:
+                continue
+            if _BARE_NUMBER.match(candidate) or _PATH_LINE.match(candidate) or looks_like_path(
+                candidate.split(" ", 1)[0]
+            ):
+                out.append(candidate)
+            else:
+                out[-1] = out[-1] + ", " + candidate
+        return out
+    return [text]
+
+
+def parse_location(raw: str | None) -> Location | None:
+    """Parse one location cell; None when the cell says there is no location."""
+    if raw is None:
+        return None
+    text = strip_emphasis(raw.strip()).replace("`", "").strip()
+    if text.lower() in NO_LOCATION:
+        return None
+    parts = _split_places(text)
+    first = _parse_place(parts[0], None)
+    first.raw = raw.strip()
+    for part in parts[1:]:
+        first.extra.append(_parse_place(part, first.path))
+    return first
+
+
+def _parse_place(text: str, default_path: str | None) -> Location:
+    text = text.strip().strip("()").strip() if text.startswith("(") else text.strip()
+    loc = Location.model_construct(raw=text, path=None, line=None, end_line=None,
+                                   section=None, symbol=None, extra=[])
+    if not text:
+        return loc
+    bare = _BARE_NUMBER.match(text)
+    if bare and default_path is not None:
+        loc.path = default_path
+        loc.line, loc.end_line = _int(bare["a"]), _int(bare["b"])
+        return loc
+
+    if "::" in text:  # file::test_name
+        path, _, symbol = text.partition("::")
+        if looks_like_path(path.strip()):
+            loc.path, loc.symbol = path.strip(), symbol.strip() or None
+            return loc
+
+    rest = text
+    if "§" in rest:  # doc.md § Section (L40-44)
+        left, _, right = rest.partition("§")
+        left = left.strip()
+        section, line_a, line_b = _section_and_lines(right.strip())
+        if looks_like_path(left):
+            loc.path = left
+        elif left:
+            section = f"{left} § {section}" if section else left
+        if _SECTION_ID.match("§" + right.strip()) and not looks_like_path(left):
+            section = "§" + right.strip()
+        loc.section, loc.line, loc.end_line = section or None, line_a, line_b
+        return loc
+    if " > " in rest:  # doc.md > Section > Sub
+        head, _, tail = rest.partition(" > ")
+        if looks_like_path(head.strip()):
+            loc.path = head.strip()
+            section, loc.line, loc.end_line = _section_and_lines(tail.strip())
+            loc.section = section or None
+            return loc
+
+    match = _PATH_LINE.match(rest)
+    if match is not None and looks_like_path(match["path"]):
+        loc.path = match["path"]
+        loc.line = _int(match["a"] or match["c"])
+        loc.end_line = _int(match["b"] or match["d"])
+        tail = rest[match.end() :].strip()
+        if tail:
+            symbol = _SYMBOL.match(tail)
+            if symbol is not None:
+                loc.symbol = symbol["s"]
+        return loc
+
+    token, _, tail = rest.partition(" ")
+    if "#" in token and not token.startswith("#"):  # doc.md#anchor
+        path, _, anchor = token.partition("#")
+        if looks_like_path(path):
+            loc.path, loc.section = path, anchor or None
+            if tail:
+                _apply_lines(loc, tail)
+            return loc
+    if looks_like_path(token.rstrip(":")):
+        loc.path = token.rstrip(":")
+        if tail:
+            section, loc.line, loc.end_line = _section_and_lines(tail.strip())
+            symbol = _SYMBOL.match(tail.strip())
+            if symbol is not None and loc.line is None:
+                loc.symbol = symbol["s"]
+            elif section:
+                loc.section = section
+        return loc
+
+    # No path: a section id, a line reference, or section-only text.
+    section, loc.line, loc.end_line = _section_and_lines(rest)
+    loc.section = section or None
+    return loc
+
+
+def _apply_lines(loc: Location, text: str) -> None:
+    match = _LINES_WORD.search(text)
+    if match is not None:
+        loc.line, loc.end_line = _int(match["a"]), _int(match["b"])
+
+
+def _section_and_lines(text: str) -> tuple[str, int | None, int | None]:
+    """`Errors (L40-44)` -> ("Errors", 40, 44); `lines 4-9` -> ("", 4, 9)."""
+    match = _LINES_WORD.search(text)
+    if match is None:
+        return text.strip(" ,:-"), None, None
+    # Only take a line reference that stands apart: `L4` or `line 4`, not `HTML5`.
+    start = match.start()
+    if start > 0 and text[start - 1].isalnum():
+        return text.strip(" ,:-"), None, None
+    section = (text[:start] + text[match.end() :]).strip(" ,:-()")
+    return section, _int(match["a"]), _int(match["b"])

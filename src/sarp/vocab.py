@@ -1,0 +1,376 @@
+# Status and severity vocabularies: what each dialect's words mean canonically.
+#
+# Contract (SPEC §3 "Canonical status", "Canonical severity"):
+# - `StatusVocab.read(word)` gives the canonical Status (or BY_CONTENT when the word does
+#   not say whether anything was found) and whether the word was an alias, so the parser
+#   can report the repair.
+# - `SeverityReader` reads all severity words of one reply together, because the scale
+#   a word belongs to is a property of the reply: "High" is critical in High/Medium/Low
+#   but major in Critical/High/Medium. Order of preference: the dialect's own words, the
+#   reporting agent's scale (seed 001 Severity Mapping), the smallest known ranked scale
+#   holding every word used, then a default alias table. Users add scales with
+#   `register_scale`.
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Final
+
+from sarp.model import Severity, Status
+
+__all__ = [
+    "BY_CONTENT",
+    "CONFIDENCE_WORDS",
+    "STATUS",
+    "RankedScale",
+    "SeverityReader",
+    "StatusVocab",
+    "normalise_word",
+    "register_scale",
+]
+
+BY_CONTENT: Final = "by-content"  # the word does not say; findings decide
+CRIT, MAJOR, MINOR = Severity.CRITICAL, Severity.MAJOR, Severity.MINOR
+CONFIDENCE_WORDS: Final = {"high": 85.0, "medium": 65.0, "moderate": 65.0, "low": 40.0,
+                           "very high": 95.0, "certain": 97.0, "uncertain": 30.0}
+
+StatusValue = Status | str  # a Status, or BY_CONTENT
+
+
+@dataclass(frozen=True)
+class StatusVocab:
+    """The status words of one dialect: canonical spellings and tolerated aliases."""
+
+    canonical: dict[str, StatusValue]  # exact spelling -> meaning
+    aliases: dict[str, StatusValue]  # lower-case alias -> meaning
+    warn: frozenset[str] = frozenset()  # aliases that deserve a warning, not a note
+
+    def read(self, word: str) -> tuple[StatusValue | None, str]:
+        """(meaning, kind) with kind in canonical|alias|warn|unknown."""
+        if word in self.canonical:
+            return self.canonical[word], "canonical"
+        key = normalise_word(word)
+        for spelling, meaning in self.canonical.items():
+            if spelling.lower() == key:
+                return meaning, "alias"
+        if key in self.aliases:
+            return self.aliases[key], "warn" if key in self.warn else "alias"
+        # prose verdicts: "PASS with one IMPORTANT note", "SKIPPED — no tenant code"
+        first = _leading_words(key)
+        for candidate in first:
+            if candidate in self.aliases:
+                return self.aliases[candidate], "alias"
+            for spelling, meaning in self.canonical.items():
+                if spelling.lower() == candidate:
+                    return meaning, "alias"
+        return None, "unknown"
+
+    def allowed(self) -> str:
+        return ", ".join(self.canonical)
+
+
+def _leading_words(key: str) -> list[str]:
+    words = re.split(r"[\s,;:.(—–-]+", key, maxsplit=4)
+    out = []
+    for n in (3, 2, 1):
+        if len(words) >= n:
+            out.append(" ".join(words[:n]))
+    return out
+
+
+_GENERIC_ALIASES: Final[dict[str, StatusValue]] = {
+    "clean": Status.CLEAN, "findings": Status.FINDINGS, "partial": Status.PARTIAL,
+    "error": Status.ERROR, "blocked": Status.BLOCKED,
+    "complete": BY_CONTENT, "completed": BY_CONTENT, "done": BY_CONTENT,
+    "success": BY_CONTENT, "succeeded": BY_CONTENT, "ok": BY_CONTENT, "pass": BY_CONTENT,
+    "passed": BY_CONTENT, "approved": BY_CONTENT, "ready": BY_CONTENT,
+    "issues found": Status.FINDINGS, "issues": Status.FINDINGS, "fail": Status.FINDINGS,
+    "failed": Status.ERROR, "failure": Status.ERROR, "errored": Status.ERROR,
+    "incomplete": Status.PARTIAL, "in progress": Status.PARTIAL, "timeout": Status.PARTIAL,
+    "suspended": Status.PARTIAL, "skipped": Status.CLEAN,
+}
+
+STATUS: Final[dict[str, StatusVocab]] = {
+    "clarity": StatusVocab(
+        canonical={"CLEAN": Status.CLEAN, "FINDINGS": Status.FINDINGS,
+                   "PARTIAL": Status.PARTIAL, "ERROR": Status.ERROR},
+        aliases={**_GENERIC_ALIASES, "consistent": Status.CLEAN, "tension": Status.FINDINGS,
+                 "conflict": Status.FINDINGS, "planned": Status.CLEAN,
+                 "needs_components": Status.FINDINGS, "fail": Status.FINDINGS},
+    ),
+    "bowser": StatusVocab(
+        canonical={"PASS": Status.CLEAN, "FAIL": Status.FINDINGS},
+        aliases={**_GENERIC_ALIASES, "passed": Status.CLEAN, "success": Status.CLEAN,
+                 "failed": Status.FINDINGS, "failure": Status.FINDINGS},
+    ),
+    "adr013": StatusVocab(
+        canonical={"APPROVED": BY_CONTENT, "ISSUES FOUND": Status.FINDINGS,
+                   "SKIPPED": Status.CLEAN, "BLOCKED": Status.FINDINGS,
+                   "REFACTORING RECOMMENDED": Status.FINDINGS, "ADR REQUIRED": Status.FINDINGS},
+        aliases={**_GENERIC_ALIASES, "blocked": Status.FINDINGS,
+                 "fix issues first": Status.FINDINGS, "review recommended": Status.FINDINGS,
+                 "changes requested": Status.FINDINGS, "request changes": Status.FINDINGS,
+                 "rejected": Status.FINDINGS, "needs work": Status.FINDINGS,
+                 "approved with changes": Status.FINDINGS, "fail": Status.FINDINGS,
+                 "failed": Status.FINDINGS, "ready for pr": BY_CONTENT, "lgtm": BY_CONTENT},
+    ),
+    "sdd": StatusVocab(
+        canonical={"SUCCESS": BY_CONTENT, "PARTIAL": Status.PARTIAL, "FAILED": Status.ERROR},
+        aliases=dict(_GENERIC_ALIASES),
+    ),
+    "aphelion": StatusVocab(
+        canonical={"success": BY_CONTENT, "approved": BY_CONTENT, "failure": Status.FINDINGS,
+                   "conditional": Status.FINDINGS, "rejected": Status.FINDINGS,
+                   "error": Status.ERROR, "suspended": Status.PARTIAL,
+                   "blocked": Status.BLOCKED},
+        aliases={**_GENERIC_ALIASES, "skipped": Status.CLEAN, "failed": Status.FINDINGS,
+                 "fail": Status.FINDINGS, "partial": Status.PARTIAL},
+        warn=frozenset({"skipped"}),
+    ),
+    "cleo": StatusVocab(
+        canonical={"complete": Status.CLEAN, "partial": Status.PARTIAL,
+                   "blocked": Status.BLOCKED, "archived": Status.CLEAN},
+        aliases={**_GENERIC_ALIASES, "completed": Status.CLEAN, "done": Status.CLEAN,
+                 "success": Status.CLEAN, "deferred": Status.PARTIAL},
+    ),
+    "json": StatusVocab(
+        canonical={"CLEAN": Status.CLEAN, "FINDINGS": Status.FINDINGS,
+                   "PARTIAL": Status.PARTIAL, "BLOCKED": Status.BLOCKED, "ERROR": Status.ERROR},
+        aliases={**_GENERIC_ALIASES, "issues found": Status.FINDINGS,
+                 "rejected": Status.FINDINGS, "conditional": Status.FINDINGS},
+    ),
+}
+
+
+_EMOJI_WORDS: Final = {"🔴": "red", "🟠": "orange", "🟡": "yellow", "🟢": "green",
+                       "🔵": "blue", "⚠️": "warning", "⚠": "warning", "❌": "error",
+                       "🚨": "critical", "💡": "suggestion", "ℹ️": "info", "ℹ": "info"}
+_WORD_EDGES: Final = " \t*_`[](){}:.,;!#~-–—>"
+
+
+def normalise_word(word: str) -> str:
+    """Lower-case a severity or status word, drop markup, spell emoji as colour words."""
+    text = word.strip()
+    for emoji, name in _EMOJI_WORDS.items():
+        if emoji in text:
+            rest = text.replace(emoji, "").replace("\ufe0f", "").strip(_WORD_EDGES).lower()
+            if not rest or rest == name:
+                return name
+            text = rest
+    return " ".join(text.strip(_WORD_EDGES).lower().split())
+
+
+@dataclass(frozen=True)
+class RankedScale:
+    """An ordered scale of words, worst first; mapping is by rank (SPEC §3)."""
+
+    name: str
+    words: tuple[tuple[str, ...], ...]  # each rank may have several spellings
+
+    def rank_of(self, word: str) -> int | None:
+        for rank, spellings in enumerate(self.words):
+            if word in spellings:
+                return rank
+        return None
+
+    def severity(self, rank: int) -> Severity:
+        # three levels: top critical, middle major, bottom minor; longer scales put
+        # every level below the second on minor (seed 001).
+        return (CRIT, MAJOR)[rank] if rank < 2 else MINOR
+
+
+def _scale(name: str, *levels: str | tuple[str, ...]) -> RankedScale:
+    return RankedScale(name, tuple((lv,) if isinstance(lv, str) else lv for lv in levels))
+
+
+_SCALES: list[RankedScale] = [
+    _scale("critical/major/minor", "critical", "major", "minor"),
+    _scale("critical/important/suggestion", "critical", "important", "suggestion"),
+    _scale("critical/important/minor", "critical", "important", "minor"),
+    _scale("high/medium/low", ("high", "hi"), ("medium", "med", "moderate"), "low"),
+    _scale("critical/high/medium", "critical", "high", ("medium", "moderate")),
+    _scale("critical/medium/low", "critical", "medium", "low"),
+    _scale("error/warning/info", "error", ("warning", "warn"), ("info", "note", "notice")),
+    _scale("critical/warning/info", "critical", "warning", ("info", "suggestion", "advisory")),
+    _scale("red/yellow/green", "red", "yellow", "green"),
+    _scale("blocker/major/minor", "blocker", "major", "minor"),
+    _scale("must/should/could", ("must", "must fix"), ("should", "should fix"),
+           ("could", "nice to have", "nit")),
+    _scale("critical/high/medium/low", "critical", "high", "medium", "low"),
+    _scale("P0/P1/P2/P3", "p0", "p1", "p2", "p3"),
+    _scale("red/orange/yellow/green", "red", "orange", "yellow", "green"),
+    _scale("blocker/critical/major/minor", "blocker", "critical", "major", "minor"),
+    _scale("critical/major/minor/trivial", "critical", "major", "minor", ("trivial", "nit")),
+    _scale("critical/high/medium/low/info", "critical", "high", "medium", "low",
+           ("info", "informational")),
+]
+
+_DEFAULT_ALIASES: Final[dict[str, Severity]] = {
+    "critical": CRIT, "blocker": CRIT, "blocking": CRIT, "error": CRIT, "fatal": CRIT,
+    "severe": CRIT, "red": CRIT, "p0": CRIT, "must fix": CRIT,
+    # Outside a ranked scale (a reply mixing `CRITICAL` with `HIGH`), "high" is read as
+    # the level below the top one.
+    "high": MAJOR, "major": MAJOR, "important": MAJOR, "warning": MAJOR, "warn": MAJOR, "medium": MAJOR,
+    "moderate": MAJOR, "significant": MAJOR, "yellow": MAJOR, "orange": MAJOR, "p1": MAJOR,
+    "inconsistency": MAJOR, "should fix": MAJOR,
+    "minor": MINOR, "low": MINOR, "info": MINOR, "informational": MINOR, "note": MINOR,
+    "nit": MINOR, "nitpick": MINOR, "suggestion": MINOR, "advisory": MINOR, "trivial": MINOR,
+    "cosmetic": MINOR, "green": MINOR, "p2": MINOR, "p3": MINOR, "optional": MINOR,
+    "improvement": MINOR, "style": MINOR,
+}
+
+
+def register_scale(name: str, *levels: str | tuple[str, ...]) -> None:
+    """Add a ranked scale (worst first) that replies may use; words are matched lower-case."""
+    normalised = [tuple(normalise_word(w) for w in ((lv,) if isinstance(lv, str) else lv))
+                  for lv in levels]
+    _SCALES.append(RankedScale(name, tuple(normalised)))
+
+
+# Agent scales from seed 001's Severity Mapping table, keyed by agent name.
+_NUMBER: Final = re.compile(r"(\d{1,3})(?:\.\d+)?")
+
+
+def _numbers(word: str) -> list[int]:
+    return [int(m) for m in _NUMBER.findall(word)]
+
+
+def _code_reviewer(word: str) -> Severity | None:
+    nums = _numbers(word)
+    if not nums:
+        return None
+    value = nums[0]
+    return CRIT if value >= 90 else MAJOR if value >= 80 else MINOR
+
+
+def _test_analyzer(word: str) -> Severity | None:
+    nums = [n for n in _numbers(word) if n <= 10]
+    if not nums:
+        return None
+    value = nums[0]
+    return CRIT if value >= 9 else MAJOR if value >= 7 else MINOR
+
+
+def _type_design(word: str) -> Severity | None:
+    nums = [n for n in _numbers(word) if (n <= 10 and n != 10) or n == 10]
+    if not nums:
+        return None
+    worst = min(n for n in nums if n <= 10) if any(n <= 10 for n in nums) else None
+    if worst is None:
+        return None
+    return CRIT if worst <= 3 else MAJOR if worst <= 6 else MINOR
+
+
+def _words(mapping: dict[str, Severity]) -> Callable[[str], Severity | None]:
+    def read(word: str) -> Severity | None:
+        key = normalise_word(word)
+        if key in mapping:
+            return mapping[key]
+        for spelling, sev in mapping.items():
+            if key.startswith(spelling):
+                return sev
+        return None
+
+    return read
+
+
+AGENT_SCALES: Final[dict[str, tuple[str, Callable[[str], Severity | None]]]] = {
+    "code-reviewer": ("code-reviewer confidence", _code_reviewer),
+    "test-analyzer": ("test-analyzer rating", _test_analyzer),
+    "type-design-analyzer": ("type-design-analyzer dimensions", _type_design),
+    "silent-failure-hunter": ("silent-failure-hunter", _words(
+        {"critical": CRIT, "high": MAJOR, "medium": MINOR})),
+    "backward-compatibility-checker": ("backward-compat", _words(
+        {"critical": CRIT, "red": CRIT, "medium": MAJOR, "yellow": MAJOR, "low": MINOR,
+         "green": MINOR})),
+    "comment-analyzer": ("comment-analyzer", _words(
+        {"critical": CRIT, "critical issue": CRIT, "critical issues": CRIT,
+         "improvement": MAJOR, "improvements": MAJOR, "removal": MINOR, "removals": MINOR})),
+    "codex-review-agent": ("codex-review-agent", _words(
+        {"high": CRIT, "medium": MAJOR, "low": MINOR})),
+    "tool-validator": ("tool-validator", _words(
+        {"error": CRIT, "critical": CRIT, "warning": MAJOR, "medium": MAJOR, "info": MINOR,
+         "low": MINOR})),
+    "code-simplifier": ("code-simplifier", lambda word: MINOR),
+}
+_AGENT_ALIASES: Final = {"backward-compat": "backward-compatibility-checker",
+                         "codex": "codex-review-agent", "codex-review": "codex-review-agent"}
+
+
+def agent_scale(agent: str | None) -> tuple[str, Callable[[str], Severity | None]] | None:
+    if not agent:
+        return None
+    key = "-".join(agent.lower().replace("_", " ").split())
+    key = _AGENT_ALIASES.get(key, key)
+    return AGENT_SCALES.get(key)
+
+
+@dataclass
+class SeverityReading:
+    severity: Severity
+    kind: str  # canonical | case | scale | alias | unknown
+    scale: str | None = None
+
+
+@dataclass
+class SeverityReader:
+    """Reads the severity words of one reply (see the module contract for the order)."""
+
+    dialect_words: dict[str, Severity]  # exact canonical spelling -> severity
+    agent: str | None = None
+    case_sensitive: bool = True
+    _scale: RankedScale | None = field(default=None, init=False)
+    _agent: tuple[str, Callable[[str], Severity | None]] | None = field(default=None,
+                                                                         init=False)
+
+    def prepare(self, words: Iterable[str]) -> None:
+        """Look at every word the reply uses before reading any of them."""
+        keys = {normalise_word(w) for w in words if w and w.strip()}
+        lowered = {k.lower() for k in self.dialect_words}
+        if not keys or keys <= lowered:
+            return
+        self._agent = agent_scale(self.agent)
+        if self._agent is not None and all(self._agent[1](k) is not None for k in keys):
+            return
+        self._agent = None
+        best: RankedScale | None = None
+        for scale in _SCALES:
+            if all(scale.rank_of(k) is not None for k in keys) and (
+                best is None or len(scale.words) < len(best.words)
+            ):
+                best = scale
+        self._scale = best
+
+    def read(self, word: str) -> SeverityReading | None:
+        """The canonical severity of `word`, or None when no table knows it."""
+        if word in self.dialect_words:
+            return SeverityReading(self.dialect_words[word], "canonical")
+        key = normalise_word(word)
+        for spelling, sev in self.dialect_words.items():
+            if spelling.lower() == key:
+                kind = "canonical" if not self.case_sensitive else "case"
+                if self._scale is None and self._agent is None:
+                    return SeverityReading(sev, kind)
+        if self._agent is not None:
+            sev = self._agent[1](word)
+            if sev is not None:
+                return SeverityReading(sev, "scale", self._agent[0])
+        if self._scale is not None:
+            rank = self._scale.rank_of(key)
+            if rank is not None:
+                return SeverityReading(self._scale.severity(rank), "scale", self._scale.name)
+        for spelling, sev in self.dialect_words.items():
+            if spelling.lower() == key:
+                return SeverityReading(sev, "canonical" if not self.case_sensitive else "case")
+        if key in _DEFAULT_ALIASES:
+            return SeverityReading(_DEFAULT_ALIASES[key], "alias", "default alias")
+        head = key.split(" ", 1)[0] if key else key
+        if head in _DEFAULT_ALIASES:
+            return SeverityReading(_DEFAULT_ALIASES[head], "alias", "default alias")
+        if len(key) >= 3:  # a word cut off by truncation: `Imp`
+            matches = {sev for spelling, sev in self.dialect_words.items()
+                       if spelling.lower().startswith(key)}
+            if len(matches) == 1:
+                return SeverityReading(matches.pop(), "scale", "prefix of a dialect word")
+        return None
