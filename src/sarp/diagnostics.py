@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from sarp.model import Diagnostic, DiagnosticSeverity
+from sarp.model import Diagnostic, DiagnosticSeverity, build
 
 __all__ = ["CODES", "Code", "make"]
 
@@ -153,7 +153,7 @@ def make(code: str, line: int | None, column: int | None = 1, /, **args: object)
     """
     entry = CODES[code]
     fmt = _Args(args)
-    return Diagnostic.model_construct(
+    return build(Diagnostic,
         code=entry.code,
         severity=entry.severity,
         line=line,

@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -28,7 +28,11 @@ __all__ = [
     "Result",
     "Severity",
     "Status",
+    "build",
 ]
+
+
+_M = TypeVar("_M", bound=BaseModel)
 
 
 class Status(StrEnum):
@@ -192,6 +196,32 @@ class Result(_Record):
             if ref["location"] is not None:
                 _drop_raw(ref["location"])
         return data
+
+
+_set = object.__setattr__
+
+
+def build(cls: type[_M], **values: Any) -> _M:
+    """A model instance from trusted values: what `model_construct` does, minus its
+    per-field alias handling (our models have no aliases), so parsers can afford one
+    per finding. Fields not given take their defaults; list and dict defaults are new
+    objects per instance.
+    """
+    fields = cls.__pydantic_fields__
+    data: dict[str, Any] = {}
+    for name, field in fields.items():
+        if name in values:
+            data[name] = values[name]
+        elif field.default_factory is not None:
+            data[name] = field.default_factory()  # type: ignore[call-arg]
+        else:
+            data[name] = field.default
+    obj = cls.__new__(cls)
+    _set(obj, "__dict__", data)
+    _set(obj, "__pydantic_fields_set__", set(values))
+    _set(obj, "__pydantic_extra__", None)
+    _set(obj, "__pydantic_private__", None)
+    return obj
 
 
 def _drop_raw(location: dict[str, Any]) -> None:

@@ -18,7 +18,7 @@ from typing import Final
 
 from sarp import diagnostics
 from sarp.dialects import DIALECTS, Builder, Policy, detect
-from sarp.model import Conformance, Delivery, Diagnostic, Result, Status
+from sarp.model import Conformance, Delivery, Diagnostic, Result, Status, build
 from sarp.text.lines import PLAIN, Document
 
 __all__ = ["lint", "parse", "render"]
@@ -115,7 +115,7 @@ def _is_pointer(doc: Document) -> bool:
 
 
 def _empty(text: str, forced: str | None) -> Result:
-    return Result.model_construct(
+    return build(Result,
         id=None, dialect=forced or "text", status=Status.ERROR, native_status=None,
         conformance=Conformance.UNPARSEABLE, delivery=Delivery.EMPTY, result_type=None,
         agent=None, metrics={}, metadata={}, confidence=None, summary=None, findings=[],

@@ -23,7 +23,7 @@ from sarp.dialects.prose import SEVERITY_WORDS, finding_head_line
 from sarp.model import Finding, Result, Severity, Status
 from sarp.text.inline import key_value, list_item, strip_emphasis, strip_markup
 from sarp.text.lines import PLAIN, Document
-from sarp.text.write import cell, location_text
+from sarp.text.write import cell, headline, location_text
 from sarp.vocab import STATUS, normalise_word
 
 __all__ = ["ADR013", "Adr013Dialect"]
@@ -196,7 +196,7 @@ class Adr013Dialect:
         word = {Severity.CRITICAL: "CRITICAL", Severity.MAJOR: "IMPORTANT",
                 Severity.MINOR: "SUGGESTION"}
         for f in result.findings:
-            lines.append(f"### {word[f.severity]}: {cell(f.title or f.id)}")
+            lines.append(f"### {word[f.severity]}: {cell(headline(f.title, f.description, f.id))}")
             lines.extend(_finding_bullets(f))
             lines.append("")
         lines.append("## Summary")

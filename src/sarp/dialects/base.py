@@ -31,6 +31,7 @@ from sarp.model import (
     Result,
     Severity,
     Status,
+    build,
 )
 from sarp.text.lines import Document
 from sarp.text.locations import parse_location
@@ -236,7 +237,7 @@ class Builder:
             if status is not Status.ERROR:
                 status = Status.PARTIAL
         conformance = self._grade(findings)
-        return Result.model_construct(
+        return build(Result,
             id=None, dialect=self.dialect, status=status, native_status=self.status_word,
             conformance=conformance, delivery=delivery, result_type=self.result_type,
             agent=self.agent, metrics=self.metrics, metadata=self.metadata,
@@ -328,7 +329,7 @@ class Builder:
             location = parse_location(raw.location) if raw.location else None
             if location is None and self.requires_location:
                 self.diag("SARP207", raw.line, id=finding_id)
-            out.append(Finding.model_construct(
+            out.append(build(Finding,
                 id=finding_id, severity=severity, native_severity=raw.severity,
                 type=raw.type or None, title=raw.title or None, location=location,
                 counter_location=parse_location(raw.counter_location)

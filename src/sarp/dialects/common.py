@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from sarp.dialects.base import Builder, RawFinding
-from sarp.model import ChecklistItem, ChecklistStatus, Reference, Severity
+from sarp.model import ChecklistItem, ChecklistStatus, Reference, Severity, build
 from sarp.text.inline import heading, key_value, list_item, strip_emphasis, strip_markup
 from sarp.text.lines import PLAIN, Document
 from sarp.text.locations import looks_like_path, parse_location
@@ -183,7 +183,7 @@ def read_finding_table(builder: Builder, table: Table, *, default: Severity = Se
         if status_col >= 0 and raw.severity is None and is_pass(cells[status_col]):
             # a verification row that held: a checklist item, not a finding
             item = raw.description or raw.title or raw.id or ""
-            builder.checklist.append(ChecklistItem.model_construct(
+            builder.checklist.append(build(ChecklistItem,
                 item=strip_emphasis(item), status=ChecklistStatus.APPLIED,
                 native_status=strip_markup(cells[status_col]), notes=None))
             continue
@@ -288,7 +288,7 @@ def read_checklist_table(builder: Builder, table: Table, *, failures_are_finding
         written = cells[status_col] if status_col >= 0 else ""
         status = checklist_status(builder, written, item, row.line)
         notes = cells[notes_col] if notes_col >= 0 and cells[notes_col] else None
-        builder.checklist.append(ChecklistItem.model_construct(
+        builder.checklist.append(build(ChecklistItem,
             item=item, status=status, native_status=strip_markup(written) or None, notes=notes))
         if failures_are_findings and status in (ChecklistStatus.MISSING,
                                                 ChecklistStatus.PARTIAL):
@@ -358,7 +358,7 @@ def read_references_table(builder: Builder, table: Table) -> None:
         if not any(row.cells):
             continue
         cells = _cells(builder, table, n, _row_id(row.cells, n))
-        builder.references.append(Reference.model_construct(
+        builder.references.append(build(Reference,
             item=strip_emphasis(cells[item_col if item_col >= 0 else 0]),
             location=parse_location(cells[loc_col]) if loc_col >= 0 and cells[loc_col] else None,
             relevance=cells[rel_col] if rel_col >= 0 and cells[rel_col] else None,

@@ -258,7 +258,7 @@ def _assign(b: Builder, target: str, value: Any, line: int) -> None:
 
 def _records(b: Builder, target: str, value: Any, line: int) -> None:
     from sarp.dialects.common import checklist_status
-    from sarp.model import ChecklistItem, Reference
+    from sarp.model import ChecklistItem, Reference, build
     from sarp.text.locations import parse_location
 
     if not isinstance(value, list):
@@ -272,12 +272,12 @@ def _records(b: Builder, target: str, value: Any, line: int) -> None:
         if target == "checklist":
             status = checklist_status(b, str(item.get("status", "")), str(item.get("item")),
                                       line)
-            b.checklist.append(ChecklistItem.model_construct(
+            b.checklist.append(build(ChecklistItem,
                 item=str(item.get("item", "")), status=status,
                 native_status=item.get("status"), notes=item.get("notes")))
         else:
             loc = item.get("location")
-            b.references.append(Reference.model_construct(
+            b.references.append(build(Reference,
                 item=str(item.get("item", "")),
                 location=_location(loc) if isinstance(loc, dict) else parse_location(
                     str(loc)) if loc else None,
@@ -285,7 +285,7 @@ def _records(b: Builder, target: str, value: Any, line: int) -> None:
 
 
 def _location(value: dict[str, Any]) -> Any:
-    from sarp.model import Location
+    from sarp.model import Location, build
     from sarp.text.locations import parse_location
 
     raw = value.get("raw")
@@ -299,7 +299,7 @@ def _location(value: dict[str, Any]) -> Any:
         text = f"{text}:{line}" + (f"-{end}" if end else "")
     if value.get("section"):
         text = f"{text} § {value['section']}" if path else str(value["section"])
-    return parse_location(text) if text else Location.model_construct(
+    return parse_location(text) if text else build(Location,
         raw="", path=None, line=None, end_line=None, section=None, symbol=None, extra=[])
 
 

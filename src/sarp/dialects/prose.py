@@ -245,6 +245,10 @@ def _add_item(b: Builder, line: int, severity: str | None, text: str) -> None:
     if ident is not None and common.is_id_like(ident["id"]):
         raw.id, body = ident["id"], ident["rest"]
     raw.location = common.location_in(body)
+    if raw.location and body.lstrip("` ").startswith(raw.location):
+        # `a.py:3` — text: the place is the location, the rest is the description
+        rest = body.lstrip("` ")[len(raw.location) :].lstrip("` ")
+        body = rest.lstrip(":—–- ") or body
     raw.description = body
     b.add(raw)
 

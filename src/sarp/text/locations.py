@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from sarp.model import Location
+from sarp.model import Location, build
 from sarp.text.inline import strip_emphasis
 
 __all__ = ["looks_like_path", "parse_location"]
@@ -96,7 +96,7 @@ def parse_location(raw: str | None) -> Location | None:
 
 def _parse_place(text: str, default_path: str | None) -> Location:
     text = text.strip().strip("()").strip() if text.startswith("(") else text.strip()
-    loc = Location.model_construct(raw=text, path=None, line=None, end_line=None,
+    loc = build(Location, raw=text, path=None, line=None, end_line=None,
                                    section=None, symbol=None, extra=[])
     if not text:
         return loc

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from sarp.model import Location
 
-__all__ = ["cell", "location_text", "table"]
+__all__ = ["cell", "headline", "location_text", "table"]
 
 
 def cell(value: object) -> str:
@@ -55,3 +55,16 @@ def _place(location: Location) -> str:
     if location.symbol:
         text = f"{text} ({location.symbol})"
     return text
+
+
+def headline(title: str | None, description: str | None, fallback: str) -> str:
+    """A one-line title: the title, else the first sentence of the description."""
+    if title:
+        return " ".join(title.split())
+    if description:
+        text = " ".join(description.split())
+        for stop in (". ", "; ", ": "):
+            if stop in text[:120]:
+                return text[: text.index(stop)]
+        return text if len(text) <= 100 else text[:97].rsplit(" ", 1)[0] + "..."
+    return fallback

@@ -1,0 +1,1 @@
+"""The `sarp` command line: one module per subcommand, `main(argv) -> int` in main.py."""

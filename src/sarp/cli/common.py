@@ -1,0 +1,55 @@
+# What the subcommands share: reading inputs, the dialect option, diagnostic formats.
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import click
+
+from sarp import DIALECTS, Diagnostic, Result, parse
+
+__all__ = ["UsageFailure", "dialect_option", "format_diagnostic", "read_inputs"]
+
+
+class UsageFailure(Exception):
+    """A user error outside click's own parsing (an unreadable file): exit code 2."""
+
+
+def dialect_option(name: str = "--dialect", help_text: str = "Force this dialect instead"
+                   " of detecting it.") -> Any:
+    return click.option(name, "dialect", type=click.Choice(sorted(DIALECTS)), default=None,
+                        help=help_text)
+
+
+def read_inputs(paths: tuple[str, ...]) -> Iterator[tuple[str, str]]:
+    """(name, text) per input; `-` is stdin. Bytes that are not UTF-8 are replaced."""
+    for path in paths:
+        if path == "-":
+            yield "<stdin>", sys.stdin.buffer.read().decode("utf-8", errors="replace")
+            continue
+        try:
+            data = Path(path).read_bytes()
+        except OSError as exc:
+            raise UsageFailure(f"cannot read {path}: {exc.strerror or exc}") from exc
+        yield path, data.decode("utf-8", errors="replace")
+
+
+def parse_inputs(paths: tuple[str, ...], dialect: str | None) -> Iterator[Result]:
+    for name, text in read_inputs(paths):
+        result = parse(text, dialect=dialect)
+        result.id = name
+        yield result
+
+
+def format_diagnostic(name: str, diag: Diagnostic, fmt: str) -> str:
+    if fmt == "github":
+        level = {"error": "error", "warning": "warning"}.get(diag.severity.value, "notice")
+        message = diag.message.replace("%", "%25").replace("\n", "%0A")
+        return (f"::{level} file={name},line={diag.line or 1},col={diag.column or 1},"
+                f"title={diag.code}::{message}")
+    if fmt == "json":
+        return json.dumps({"file": name, **diag.model_dump(mode="json")}, ensure_ascii=False)
+    return diag.format(name)

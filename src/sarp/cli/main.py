@@ -1,0 +1,68 @@
+# `sarp` command line entry point: builds the command group, runs it, maps outcomes to
+# exit codes in one place.
+#
+# Exit codes (SPEC §11): 0 ok; 1 the input has errors (or findings at or above
+# --fail-on); 2 usage error (bad option, unreadable file); 3 internal error; 130
+# interrupted. No traceback reaches the user except for an internal error, where the
+# last line says it is a sarp bug.
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+import click
+
+from sarp import __version__
+from sarp.cli import convert, lint, parse_cmd
+from sarp.cli.common import UsageFailure
+
+__all__ = ["main", "run"]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="sarp")
+def cli() -> None:
+    """sarp: parse, check and convert what LLM subagents report back."""
+
+
+cli.add_command(parse_cmd.command)
+cli.add_command(lint.command)
+cli.add_command(convert.command)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI with `argv` (default: sys.argv[1:]) and return the exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        code = cli.main(args=args, prog_name="sarp", standalone_mode=False)
+    except click.UsageError as exc:
+        exc.show()
+        return 2
+    except UsageFailure as exc:
+        click.echo(f"sarp: error: {exc}", err=True)
+        return 2
+    except click.Abort:
+        click.echo("sarp: interrupted", err=True)
+        return 130
+    except KeyboardInterrupt:
+        click.echo("sarp: interrupted", err=True)
+        return 130
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code)
+    except SystemExit as exc:  # click exits with a command's return code
+        return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:
+        import traceback
+
+        traceback.print_exc()
+        click.echo(f"sarp: internal error: {type(exc).__name__}: {exc} (this is a sarp bug)",
+                   err=True)
+        return 3
+    return code if isinstance(code, int) else 0
+
+
+def run() -> None:
+    """Console-script entry point."""
+    raise SystemExit(main())
