@@ -19,6 +19,7 @@ from typing import Final
 from sarp import diagnostics
 from sarp.dialects import DIALECTS, Builder, Policy, detect
 from sarp.model import Conformance, Delivery, Diagnostic, Result, Status, build
+from sarp.text.inline import list_item
 from sarp.text.lines import PLAIN, Document
 
 __all__ = ["lint", "parse", "render"]
@@ -62,7 +63,8 @@ def _parse(text: str, forced: str | None, policy: Policy) -> Result:
     whole = doc.whole_fence()
     if whole is not None:
         open_at, close_at = whole
-        info = doc.fences[0][2].lower() if doc.fences else ""
+        marker = doc.lines[open_at].strip().lstrip("`~").strip().lower()
+        info = marker
         if close_at < 0:
             truncation.append(("the code fence around the reply is never closed",
                                doc.last_nonblank()))
@@ -77,6 +79,9 @@ def _parse(text: str, forced: str | None, policy: Policy) -> Result:
     builder.truncation.extend(truncation)
     chosen.parse(builder)
     _generic_truncation(builder)
+    if not builder.truncation and builder.closing_seen is not True and _abrupt_end(builder.doc):
+        builder.truncated("the reply stops in the middle of a sentence",
+                          builder.doc.last_nonblank())
     if not builder.envelope and not builder.findings and _is_pointer(builder.doc):
         builder.pointer = True
         line = builder.doc.first_nonblank()
@@ -105,6 +110,59 @@ def _generic_truncation(b: Builder) -> None:
             b.truncated("the last table row is unfinished", last)
             return
         prev -= 1
+
+
+_ENDINGS: Final = frozenset(".!?)]}*|`>\"'…:;🙂😊👍✅")
+
+
+def _abrupt_end(doc: Document) -> bool:
+    """The last line stops in the middle of something.
+
+    Evidence, weakest excluded: markup left open on the last line (an odd number of
+    backticks or `**`, an unclosed parenthesis or bracket), or a last word cut to one
+    or two letters. A line that merely lacks a full stop is not evidence: agents end
+    list items and sign-offs without one. Only consulted when the dialect has no
+    closing part of its own (or did not see it): with one (ADR-013's Summary, Aphelion's
+    NEXT, a closing brace), its absence is the evidence instead.
+    """
+    last = doc.last_nonblank()
+    if last < 0 or doc.kinds[last] != PLAIN:
+        return False
+    line = doc.lines[last].rstrip()
+    if line.lstrip().startswith(("#", "|", "---")) or line[-1] in _ENDINGS:
+        return False
+    if line.count("`") % 2 or line.count("**") % 2:
+        return True
+    if line.count("(") > line.count(")") or line.count("[") > line.count("]"):
+        return True
+    tail = line.rsplit(None, 1)[-1]
+    words = line.split()
+    return len(words) >= 2 and tail.isalpha() and len(tail) <= 2 and \
+        tail.lower() not in _SHORT_WORDS
+
+
+def _open_paragraph(doc: Document, last: int) -> bool:
+    """The reply ends in a prose paragraph of 8+ words that has no sentence end.
+
+    Paragraphs (unlike list items, headings and `Key: value` lines) end with a full stop
+    in agent prose; one that stops without it was cut off.
+    """
+    if list_item(doc.lines[last]) is not None or doc.lines[last].startswith((" ", "\t")):
+        return False
+    words = 0
+    i = last
+    while i >= 0 and doc.kinds[i] == PLAIN and doc.lines[i].strip():
+        line = doc.lines[i]
+        if list_item(line) is not None or line.lstrip().startswith(("#", "|", ">", "**")):
+            return False
+        words += len(line.split())
+        i -= 1
+    first = doc.lines[i + 1].strip()
+    return words >= 8 and not (":" in first[:30] and first.split(":", 1)[0].count(" ") < 3)
+
+
+_SHORT_WORDS: Final = frozenset({"ok", "no", "up", "in", "on", "it", "is", "me", "us", "go",
+                                 "do", "so", "to", "of", "at", "by", "be", "we", "as", "or", "id", "ui", "ux", "ai", "db", "os", "ci", "pr", "qa"})
 
 
 def _is_pointer(doc: Document) -> bool:

@@ -39,6 +39,11 @@ _COUNT: Final = re.compile(r"(?P<n>\d{1,6})(?P<rest>.{0,500})$")
 _CORROBORATED: Final = re.compile(r"\((?P<n>\d{1,6}) corroborated\)")
 
 
+_HEADS: Final = re.compile(
+    r"^#{2,4} [^\w\n]{0,4}\[?(?:CRITICAL|IMPORTANT|SUGGESTION|HIGH|MEDIUM|LOW|Critical|"
+    r"Important|Suggestion|High|Medium|Low)\]?(?: \d{1,3}| [A-Z]{1,4}-?\d{1,3})?:", re.MULTILINE)
+
+
 class Adr013Dialect:
     name = "adr013"
     severities = SEVERITIES
@@ -50,10 +55,12 @@ class Adr013Dialect:
     def detect(self, doc: Document) -> int:
         src = doc.src
         score = 0
+        if _HEADS.search(src) is not None:
+            score += 35
         if "## Summary" in src or "**Verdict**" in src or "Verdict:" in src:
             score += 25
         if "### CRITICAL" in src or "### IMPORTANT" in src or "### SUGGESTION" in src:
-            score += 45
+            score += 10
         elif "**CRITICAL**" in src or "**IMPORTANT**" in src or "**SUGGESTION" in src:
             score += 25
         if "## Files Reviewed" in src:

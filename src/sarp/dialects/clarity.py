@@ -106,7 +106,7 @@ class ClarityDialect:
             upper = line.upper()
             is_bowser = "STEPS:" in upper or re.search(r"RESULT\W{0,4}:\W{0,4}(PASS|FAIL)\b",
                                                        upper) is not None
-            score = 60 if doc.kinds[i] == PLAIN else 30
+            score = 60 if doc.is_text(i) else 10
             if "TYPE:" in upper:
                 score += 20
             if is_bowser:
@@ -138,6 +138,7 @@ class ClarityDialect:
             chosen = first
         elif candidates[-1] == last:
             chosen = last
+            b.closing_seen = True  # a summary line written last closes the reply
             b.diag("SARP105", chosen)
         else:
             chosen = candidates[0]

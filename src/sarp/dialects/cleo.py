@@ -85,6 +85,7 @@ class CleoDialect:
             if loose is None:
                 continue
             b.envelope = True
+            b.closing_seen = True
             b.envelope_line = i
             word = loose["status"].lower()
             word = {"completed": "complete", "done": "complete"}.get(word, word)
@@ -122,6 +123,7 @@ class CleoDialect:
         if not isinstance(value, dict):
             return
         b.envelope = True
+        b.closing_seen = not truncated
         entry: dict[str, Any] = {}
         for key, item in value.items():
             canonical = ALIASES.get(key, key)

@@ -196,6 +196,7 @@ class JsonDialect:
         if not isinstance(value, dict):
             return
         b.envelope = True
+        b.closing_seen = not truncated
         read_object(b, value, base_line + text.count("\n", 0, span[0]))
 
     def render(self, result: Result) -> str:

@@ -100,6 +100,14 @@ class SddDialect:
                 b.fields[sec.title.strip()] = common.section_text(doc, sec.line + 1, sec.end)
         if not status_found:
             status_found = self._bold_status(b)
+        closing = {"confidence", "key references", "next steps", "blockers"}
+        b.closing_seen = any(_title_key(sec.title) in closing for sec in secs)
+        if status_found and not b.closing_seen and b.doc.last_nonblank() > 0:
+            b.diag("SARP401", b.doc.last_nonblank(), dialect="sdd",
+                   part="closing sections (Key References, Confidence, Next Steps)",
+                   hint="End with ### Key References, ### Confidence and ### Next Steps.")
+            b.truncated("the closing sections (Key References, Confidence, Next Steps) are"
+                        " missing", b.doc.last_nonblank())
         if not status_found and b.envelope:
             b.diag("SARP401", b.envelope_line, dialect="sdd", part="### Status section",
                    hint="Write `### Status` and then SUCCESS, PARTIAL or FAILED.")

@@ -102,6 +102,10 @@ class Document:
         kinds = list(self.kinds)
         end = close_at if close_at >= 0 else len(self.lines)
         kinds[open_at] = MARKER
+        if close_at >= 0:
+            kinds[close_at] = MARKER
+        doc.fences = [f for f in doc.fences if f[0] < open_at or f[0] > end]
+        doc.unclosed_fence = None
         inner = doc._classify(open_at + 1, end)
         kinds[open_at + 1 : end] = inner
         doc.kinds = kinds
@@ -135,10 +139,25 @@ class Document:
         return -1
 
     def whole_fence(self) -> tuple[int, int] | None:
-        """(open, close) when the reply is one fenced block and nothing else."""
+        """(open, close) when the reply is one fenced block and nothing else.
+
+        Decided from the first and last lines alone, so fences inside the block (which
+        a plain ``` wrapper does not really contain) do not hide the wrapper. `close` is
+        -1 when the wrapper is never closed.
+        """
         first, last = self.first_nonblank(), self.last_nonblank()
+        if first < 0:
+            return None
+        opener = _fence_marker(self.lines[first])
+        if opener is None or self.lines[first].startswith((" ", "\t", ">")):
+            return None
+        if last > first:
+            closer = _fence_marker(self.lines[last])
+            if closer is not None and closer[0] == opener[0] and closer[1] >= opener[1] \
+                    and not closer[2]:
+                return first, last
         for open_at, close_at, _info in self.fences:
-            if open_at == first and close_at in (last, -1):
-                return open_at, close_at
+            if open_at == first and close_at == -1:
+                return first, -1
             break
         return None
