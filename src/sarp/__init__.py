@@ -22,7 +22,7 @@ from sarp.model import (
     Severity,
     Status,
 )
-from sarp.parse import lint, parse, render
+from sarp.parsing import lint, parse, render
 from sarp.vocab import register_scale
 
 __version__ = "0.1.0"

@@ -144,6 +144,7 @@ STATUS: Final[dict[str, StatusVocab]] = {
 
 
 _EMOJI_WORDS: Final = {"🔴": "red", "🟠": "orange", "🟡": "yellow", "🟢": "green",
+                       "⚪": "white", "⚫": "black",
                        "🔵": "blue", "⚠️": "warning", "⚠": "warning", "❌": "error",
                        "🚨": "critical", "💡": "suggestion", "ℹ️": "info", "ℹ": "info"}
 _WORD_EDGES: Final = " \t*_`[](){}:.,;!#~-–—>"
@@ -219,6 +220,26 @@ _DEFAULT_ALIASES: Final[dict[str, Severity]] = {
     "cosmetic": MINOR, "green": MINOR, "p2": MINOR, "p3": MINOR, "optional": MINOR,
     "improvement": MINOR, "style": MINOR,
 }
+
+
+# Where no known scale holds every word a reply uses (`HIGH`, `MEDIUM` and `info`
+# together), the reply's own scale is built from this ordering: its distinct levels,
+# worst first, are then mapped by rank like any ranked scale.
+_LEVEL: Final[dict[str, int]] = {
+    "blocker": 0, "critical": 0, "severe": 0, "fatal": 0, "p0": 0, "red": 0,
+    "high": 1, "error": 1, "important": 1, "major": 1, "p1": 1, "orange": 1,
+    "medium": 2, "med": 2, "moderate": 2, "warning": 2, "yellow": 2, "p2": 2,
+    "low": 3, "minor": 3, "suggestion": 3, "green": 3, "p3": 3, "advisory": 3,
+    "info": 4, "informational": 4, "nit": 4, "note": 4, "trivial": 4, "white": 4,
+}
+
+
+def _reply_scale(keys: set[str]) -> RankedScale | None:
+    if not all(k in _LEVEL for k in keys):
+        return None
+    levels = sorted({_LEVEL[k] for k in keys})
+    words = tuple(tuple(k for k in sorted(keys) if _LEVEL[k] == level) for level in levels)
+    return RankedScale("/".join("|".join(w) for w in words) + " (as used in the reply)", words)
 
 
 def register_scale(name: str, *levels: str | tuple[str, ...]) -> None:
@@ -334,12 +355,19 @@ class SeverityReader:
         if self._agent is not None and all(self._agent[1](k) is not None for k in keys):
             return
         self._agent = None
+        # The smallest known scale holding every word, preferring one whose top word the
+        # reply uses; a reply that uses three or more levels of no known scale whose top
+        # it reaches (`HIGH`, `MEDIUM`, `info`) is read on its own scale.
+        holding = [sc for sc in _SCALES if all(sc.rank_of(k) is not None for k in keys)]
+        topped = [sc for sc in holding if any(sc.rank_of(k) == 0 for k in keys)]
+        own = _reply_scale(keys)
         best: RankedScale | None = None
-        for scale in _SCALES:
-            if all(scale.rank_of(k) is not None for k in keys) and (
-                best is None or len(scale.words) < len(best.words)
-            ):
-                best = scale
+        if topped:
+            best = min(topped, key=lambda sc: len(sc.words))
+        elif own is not None and len(own.words) >= 3:
+            best = own
+        elif holding:
+            best = min(holding, key=lambda sc: len(sc.words))
         self._scale = best
 
     def read(self, word: str) -> SeverityReading | None:

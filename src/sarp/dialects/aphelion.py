@@ -43,6 +43,35 @@ ITEM_LISTS: Final[dict[str, tuple[str | None, Severity, str | None]]] = {
     "FAILED_TESTS": (None, Severity.MAJOR, "failed-test"),
     "FAILED_CONDITIONS": (None, Severity.MAJOR, "failed-criterion"),
 }
+_LIST_SEVERITY: Final = {"CRITICAL": "CRITICAL", "WARNING": "WARNING", "WARN": "WARNING",
+                          "SUGGESTION": "SUGGESTION", "ADVISORY": "ADVISORY", "INFO": "INFO",
+                          "INCONSISTENCY": "INCONSISTENCY", "HIGH": "CRITICAL",
+                          "MEDIUM": "WARNING", "LOW": "SUGGESTION", "MAJOR": "WARNING",
+                          "MINOR": "SUGGESTION", "ERROR": "CRITICAL"}
+
+
+def item_list(key: str) -> tuple[str | None, Severity, str | None] | None:
+    """What a list key holds: the canonical lists, and drifted names by their parts
+    (`FAILED_CASES`, `WARNINGS`, `HIGH_ITEMS`, `CRITICAL_FINDINGS`)."""
+    if key in ITEM_LISTS:
+        return ITEM_LISTS[key]
+    parts = key.split("_")
+    if "FAILED" in parts or "FAILURES" in parts or "FAILING" in parts:
+        if any(p.startswith(("COND", "CRITERI", "CHECK", "ACCEPT")) for p in parts):
+            return ITEM_LISTS["FAILED_CONDITIONS"]
+        return ITEM_LISTS["FAILED_TESTS"]
+    head = parts[0].rstrip("S")
+    if head in _LIST_SEVERITY and (len(parts) == 1 or parts[-1] in (
+            "ITEMS", "FINDINGS", "ISSUES", "LIST")):
+        word = _LIST_SEVERITY[head]
+        return ITEM_LISTS[f"{word}_ITEMS"]
+    return None
+
+
+def _canonical_list(spec: tuple[str | None, Severity, str | None]) -> str:
+    return next(key for key, value in ITEM_LISTS.items() if value == spec)
+
+
 # count key -> the findings it counts
 COUNTS: Final[dict[str, str]] = {
     "CRITICAL_COUNT": "CRITICAL", "WARNING_COUNT": "WARNING",
@@ -102,10 +131,13 @@ class AphelionDialect:
         b.envelope = True
         b.envelope_line = start
         entries, end = _read_block(doc, start)
+        self._prose(b, end + 1, len(doc.lines))
+        after = list(b.findings)
+        b.findings.clear()
         if strip_emphasis(doc.lines[start].strip().strip("`")) != doc.lines[start].strip():
             b.diag("SARP110", start, what="AGENT_RESULT keys")
         self._prose(b, 0, start)
-        prose_findings = list(b.findings)
+        prose_findings = list(b.findings) + after
         b.findings.clear()
         self._entries(b, entries)
         items = list(b.findings)
@@ -132,20 +164,24 @@ class AphelionDialect:
                 b.blocked_target = strip_markup(_text(value))
             elif key == "CURRENT_TASK":
                 b.current_task = strip_markup(_text(value))
-            elif key in ITEM_LISTS:
-                self._items(b, line, key, value)
             elif key in NUMERIC_KEYS:
                 number = _int(value)
                 b.metrics[key] = number if number is not None else value
                 if number is None and _text(value):
                     b.diag("SARP409", line, key=key, value=_text(value),
                            action="kept as written")
+            elif key in ITEM_LISTS or (isinstance(value, list) and item_list(key) is not None):
+                self._items(b, line, key, value)
             else:
                 b.fields[key] = value
         b.closing_seen = b.next is not None
 
     def _items(self, b: Builder, line: int, key: str, value: Any) -> None:
-        word, default, kind = ITEM_LISTS[key]
+        spec = item_list(key)
+        assert spec is not None
+        word, default, kind = spec
+        if key not in ITEM_LISTS:
+            b.diag("SARP408", line, written=key, canonical=_canonical_list(spec))
         items = value if isinstance(value, list) else []
         if not isinstance(value, list) and _text(value) and _text(value).lower() not in (
                 "none", "[]", "-", "n/a", "0"):
@@ -157,11 +193,13 @@ class AphelionDialect:
             if not text or text.lower() in ("none", "[]", "n/a"):
                 continue
             raw = RawFinding(line=item_line, severity=word, default=default, type=kind,
-                             severity_expected=word is not None)
+                             severity_expected=word is not None, structural=True)
             ident = _ITEM_ID.match(text)
             rest = text
-            if ident is not None and (common.is_id_like(ident["id"]) or kind == "failed-test"):
+            if ident is not None and common.is_id_like(ident["id"]):
                 raw.id, rest = ident["id"], ident["rest"]
+            elif ident is not None and ident["id"] in ("TC", "TEST", "CASE", "ID", "ITEM"):
+                rest = ident["rest"]  # a label, not an id
             head, sep, tail = rest.partition(" - ")
             if not sep:
                 head, sep, tail = rest.partition(" — ")
@@ -293,9 +331,17 @@ def _status_word(result: Result) -> str:
 
 
 def _count_word(word: str) -> Any:
+    """Findings a count key counts: by the list word when findings carry it, else by
+    canonical severity (prose findings written as MEDIUM count toward WARNING_COUNT)."""
+    canonical = SEVERITIES[word]
+
     def count(findings: list[Finding]) -> int:
-        return sum(1 for f in findings if f.native_severity is not None
-                   and normalise_word(f.native_severity).upper() == word)
+        natives = [normalise_word(f.native_severity or "").upper() for f in findings]
+        if word in natives:
+            return natives.count(word)
+        return sum(1 for f, native in zip(findings, natives, strict=True)
+                   if native not in SEVERITIES and f.severity is canonical
+                   and f.type not in ("failed-test", "failed-criterion"))
 
     return count
 

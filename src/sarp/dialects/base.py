@@ -96,6 +96,9 @@ class RawFinding:
     # False for failed tests, steps and checks: the dialect gives them no severity slot,
     # so the default is the rule, not a repair.
     severity_expected: bool = True
+    # The severity word comes from the dialect's structure (an Aphelion CRITICAL_ITEMS
+    # key), not from the agent's own scale: it does not take part in choosing the scale.
+    structural: bool = False
 
     def fill(self, other: RawFinding) -> None:
         """Take from `other` (a details section of the same finding) what this lacks."""
@@ -130,6 +133,7 @@ class Builder:
         self.requires_location = requires_location
         self.diagnostics: list[Diagnostic] = []
         self.findings: list[RawFinding] = []
+        self.scale_words: list[str] = []  # every severity word the agent wrote
         self.details: list[tuple[str, RawFinding]] = []  # (id, details) to merge
         self.envelope = False  # the dialect's envelope was found
         self.envelope_line = 0
@@ -169,7 +173,12 @@ class Builder:
 
     def add(self, finding: RawFinding) -> RawFinding:
         self.findings.append(finding)
+        self._note_scale_word(finding)
         return finding
+
+    def _note_scale_word(self, finding: RawFinding) -> None:
+        if finding.severity and not finding.structural:
+            self.scale_words.append(finding.severity)
 
     def add_or_fill(self, finding: RawFinding,
                     among: list[RawFinding] | None = None) -> RawFinding:
@@ -184,6 +193,7 @@ class Builder:
             target = self._match_by_location(finding, pool)
         if target is None:
             return self.add(finding)
+        self._note_scale_word(finding)  # its word still tells the reply's scale
         target.fill(finding)
         return target
 
@@ -275,7 +285,7 @@ class Builder:
                 self.diag(code, self.status_line, word=self.status_word, status=shown,
                           expected=" or ".join(self.vocab.canonical), allowed=self.vocab.allowed())
         if value is None:
-            if self.envelope or self.pointer:
+            if self.envelope:
                 return Status.FINDINGS if has_content else Status.CLEAN
             status = self._missing_status()
             self.diag("SARP101", None if not self.doc.lines else 0, what=self.envelope_name,
@@ -314,7 +324,8 @@ class Builder:
 
         reader = SeverityReader(self.severity_words, self.agent,
                                 case_sensitive=self.case_sensitive)
-        reader.prepare(f.severity for f in self.findings if f.severity)
+        reader.prepare([*self.scale_words, *(d.severity for _, d in self.details
+                                              if d.severity)])
         seen_words: set[str] = set()
         used_ids: set[str] = set()
         out: list[Finding] = []

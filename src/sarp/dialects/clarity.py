@@ -20,6 +20,7 @@ from typing import Any, Final
 
 from sarp.dialects import common
 from sarp.dialects.base import Builder
+from sarp.dialects.prose import read_prose_findings
 from sarp.model import ChecklistStatus, Finding, Result, Severity, Status
 from sarp.text.inline import key_value, strip_emphasis
 from sarp.text.lines import MARKER, PLAIN, Document
@@ -332,10 +333,29 @@ class ClarityDialect:
                     {"header": tbl.header, "rows": [r.cells for r in tbl.rows]})
         known = {f.id.upper() for f in b.findings if f.id}
         common.read_details(b, start, len(doc.lines), known_ids=known)
+        self._checklist_details(b, start)
+        if not b.findings and not b.details:
+            read_prose_findings(b, start, len(doc.lines))
         if not b.envelope and (b.findings or b.details):
             b.recovered = True
         self._bowser_failures(b)
         self._declared_counts(b)
+
+    def _checklist_details(self, b: Builder, start: int) -> None:
+        """`### Partial: ...` / `### Missing: ...` sections expand the checklist's
+        partial and missing items, in order; their evidence gives the place."""
+        pending = {kind: [f for f in b.findings if f.type == kind and f.location is None]
+                   for kind in ("partial", "missing")}
+        if not pending["partial"] and not pending["missing"]:
+            return
+        for sec in common.sections(b.doc, start):
+            kind = strip_emphasis(sec.title).lower().split(":", 1)[0].split(" ", 1)[0]
+            if kind in pending and pending[kind]:
+                finding = pending[kind].pop(0)
+                body = common.section_text(b.doc, sec.line + 1, sec.end)
+                finding.location = common.location_in(body)
+                if body and not finding.description:
+                    finding.description = " ".join(body.split())
 
     def _bowser_failures(self, b: Builder) -> None:
         """`RESULT: FAIL | Steps: 3/4` without a step table: the failed step from metrics."""

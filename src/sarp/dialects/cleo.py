@@ -91,7 +91,7 @@ class CleoDialect:
             word = {"completed": "complete", "done": "complete"}.get(word, word)
             b.set_status(word, i)
             b.fields["return_type"] = loose["type"]
-            others = [t for j, t in lines if j != i]
+            others = [(j, t) for j, t in lines if j != i]
             if exact is None:
                 b.diag("SARP406", i, what=f"{text!r} is not word for word an accepted form",
                        expected=return_message(self.vocab.canonical[word]  # type: ignore[arg-type]

@@ -53,12 +53,21 @@ _CLOSERS: Final = {"{": "}", "[": "]"}
 
 
 def find_object(text: str) -> tuple[int, int] | None:
-    """[start, end) of the outermost `{...}` span, or None."""
+    """[start, end) of the outermost `{...}` span, or None.
+
+    When what follows the last `}` still looks like JSON (`,`, `{`, `"`, `[`), the object
+    was cut off after that brace: the span then runs to the end of the text.
+    """
     start = text.find("{")
     if start < 0:
         return None
     end = text.rfind("}")
-    return (start, end + 1) if end > start else (start, len(text))
+    if end <= start:
+        return start, len(text)
+    rest = text[end + 1 :].lstrip()
+    if rest[:1] in (",", "{", '"', "[", ":"):
+        return start, len(text.rstrip().removesuffix("```").rstrip())
+    return start, end + 1
 
 
 def _repair(text: str) -> tuple[str, list[str], bool]:

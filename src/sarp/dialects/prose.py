@@ -50,7 +50,12 @@ _LOOSE_SEVERITY: Final = re.compile(
     r"suggestion|🔴|🟠|🟡|🟢)(?![\w-])", re.IGNORECASE)
 _AGENT_SUFFIX: Final = re.compile(
     r"^(?P<title>.{1,500}?) (?:—|--|–) (?P<agent>[a-z][a-z0-9-]{2,60})$")
-_EMOJI: Final = frozenset("🔴🟠🟡🟢🔵⚠❌🚨💡ℹ")
+_EMOJI: Final = frozenset("🔴🟠🟡🟢🔵🟣🟤⚪⚫⚠❌🚨💡ℹ❗")
+_SEVERITY_EMOJI: Final = frozenset("🔴🟠🟡🟢⚪🔵🟣")
+_NOT_GROUPS: Final = frozenset({"note", "notes", "blocker", "blockers", "error", "info"})
+_LEADING_ID: Final = re.compile(
+    r"(?P<id>[A-Z][A-Za-z0-9]{0,9}(?:[-_][A-Za-z0-9]{1,10}){0,3}[-_]?\d{1,5})"
+    r"(?:\s?[:—–]\s?|\s(?=`)|\s-\s|$)(?P<rest>.{0,500})$")
 _GROUP_TAIL: Final = re.compile(r"\s?(?:\(\d{1,4}\)|\d{1,4}|:|—.{0,60}|-.{0,60})\s?$")
 
 
@@ -95,6 +100,9 @@ class HeadLine:
     def finding(self, line: int) -> RawFinding:
         raw = RawFinding(line=line, severity=self.severity, title=self.title or None,
                          id=self.id)
+        lead = _LEADING_ID.match(self.title) if self.title and not self.id else None
+        if lead is not None and common.is_id_like(lead["id"]):
+            raw.id, raw.title = lead["id"], lead["rest"].strip() or None
         suffix = _AGENT_SUFFIX.match(self.title) if self.title else None
         if suffix is not None:
             raw.title, raw.agent = suffix["title"], suffix["agent"]
@@ -112,6 +120,25 @@ def _parse_head(text: str) -> tuple[str, str, bool, str | None] | None:
 def finding_head_line(line: str) -> HeadLine | None:
     """Read `line` as the head of a finding, or None."""
     text = line.strip()
+    if text and text[0] in _EMOJI:
+        # `🔴 **HIGH — SEC-1** (loc)` or `⚪ info — SEC-4 (loc)`: the emoji leads
+        emoji = text[0]
+        text = text.lstrip("".join(_EMOJI) + "\ufe0f ")
+        if text.startswith("**"):
+            inner = finding_head_line(text)
+            if inner is not None:
+                return inner
+            parsed = None
+        else:
+            parsed = None if text.startswith("#") else _parse_head(f"{emoji} {text}")
+        if parsed is not None:
+            return HeadLine(parsed[0], parsed[1], parsed[2], "an emoji line", "", parsed[3])
+        if emoji in _SEVERITY_EMOJI and not text.startswith("#"):
+            # `🔴 **glob.py:162 — title.** text`: the emoji is the severity
+            plain = strip_emphasis(text)
+            if common.location_in(plain):
+                return HeadLine(emoji, plain, False, "an emoji line", "")
+            return None
     if text.startswith("#"):
         head = heading(text)
         if head is None or head[0] < 2:
@@ -148,7 +175,7 @@ def severity_group(line: str) -> str | None:
         return None
     text = _GROUP_TAIL.sub("", text).strip(" *:")
     key = normalise_word(text)
-    if key in SEVERITY_WORDS:
+    if key in SEVERITY_WORDS and key not in _NOT_GROUPS:
         return text
     for suffix in (" findings", " issues", " severity", " priority"):
         if key.endswith(suffix) and key[: -len(suffix)] in SEVERITY_WORDS:
@@ -205,6 +232,11 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
             continue
         text, i = _fold(doc.lines, doc.kinds, i, end, item)
         bullet = _BULLET.match(strip_emphasis(text))
+        id_first = _id_severity_head(strip_emphasis(text))
+        if id_first is not None:  # `- DR-001 (INCONSISTENCY) a.py:3 — text`
+            _add_item(b, i, id_first[0], f"{id_first[3]}: {id_first[1]}")
+            count += 1
+            continue
         if bullet is not None:
             sev = bullet["sev"] or bullet["sev2"]
             rest = bullet["rest"] if bullet["sev"] else bullet["rest2"]
@@ -216,9 +248,12 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
             _add_item(b, i, group, text)
             count += 1
         elif loose and common.location_in(text):
+            # Unambiguous enough: an item about a place (it starts with one), or one
+            # that names a place and a severity word.
             word = _LOOSE_SEVERITY.search(text[:80])
-            if word is not None:  # a place and a severity word: unambiguous enough
-                _add_item(b, i, word.group(1), text)
+            place = common.location_in(text) or ""
+            if word is not None or strip_emphasis(text).lstrip("`*_ ").startswith(place):
+                _add_item(b, i, word.group(1) if word else None, text)
                 count += 1
     return count
 

@@ -17,6 +17,7 @@ from typing import Final
 
 from sarp.dialects import common
 from sarp.dialects.base import Builder, RawFinding
+from sarp.dialects.prose import read_prose_findings
 from sarp.model import Finding, Result, Severity, Status
 from sarp.text.inline import key_value, list_item, strip_emphasis, strip_markup
 from sarp.text.lines import PLAIN, Document
@@ -34,6 +35,7 @@ ISSUE_COLUMNS: Final = ("ID", "Issue", "File:Line", "Severity", "Confidence")
 STATUS_WORDS: Final = ("SUCCESS", "PARTIAL", "FAILED")
 _RESULT_HEAD: Final = re.compile(r"(?P<agent>.{1,120}?)\s(?:Result|Report|Results)\b")
 _SEVERITY_TAIL: Final = re.compile(r"\|\s?\**Severity\**\s?:\s?(?P<sev>[^|]{1,40})", re.I)
+_BOLD_STATUS: Final = re.compile(r"^\*\*Status(?::\*\*|\*\*:)", re.MULTILINE)
 _CANONICAL: Final = {"status", "summary", "findings", "key references", "confidence",
                      "issues", "next steps", "blockers", "severity summary", "error details",
                      "attempted actions", "root cause analysis", "recovery options"}
@@ -57,7 +59,7 @@ class SddDialect:
     def detect(self, doc: Document) -> int:
         src = doc.src
         score = 0
-        if "### Status" in src or "**Status**" in src:
+        if "### Status" in src or _BOLD_STATUS.search(src) is not None:
             score += 40
         if "### Summary" in src:
             score += 10
@@ -119,6 +121,8 @@ class SddDialect:
         self._finding_tables(b, start, end)
         known = {f.id.upper() for f in b.findings if f.id}
         common.read_details(b, start, end, known_ids=known)
+        if not b.findings and not b.details:
+            read_prose_findings(b, start, end)
         for sec in secs:
             if _title_key(sec.title).startswith("issues") and sec.level >= 2 and \
                     not _title_key(sec.title).startswith(("issues detected", "issue details")):
@@ -153,9 +157,8 @@ class SddDialect:
             pair = key_value(line.strip().lstrip("-* ").strip() if line.lstrip().startswith(
                 ("- ", "* ")) else line.strip())
             if pair is not None and pair[0].lower() == "status" and pair[2] and \
-                    strip_markup(pair[1]).upper().split(" ")[0] in (*STATUS_WORDS, "FAILURE",
-                                                                     "COMPLETE", "BLOCKED"):
-                b.set_status(strip_markup(pair[1]), i)
+                    self.vocab.read(normalise_word(pair[1]))[0] is not None:
+                b.set_status(normalise_word(pair[1]).upper(), i)
                 b.diag("SARP110", i, what="status (a bold key instead of a ### Status section)")
                 b.envelope = True
                 return True

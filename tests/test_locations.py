@@ -1,0 +1,58 @@
+"""Location strings -> Location records (SPEC §3 list), table-driven."""
+from __future__ import annotations
+
+import pytest
+
+from sarp.text.locations import parse_location
+
+CASES = [
+    # raw, path, line, end_line, section, symbol
+    ("path/to/file.py:42", "path/to/file.py", 42, None, None, None),
+    ("src/a.py:42-56", "src/a.py", 42, 56, None, None),
+    ("`src/a.py:42`", "src/a.py", 42, None, None, None),
+    ("src/a.py:42:7", "src/a.py", 42, None, None, None),
+    ("src/a.py#L42", "src/a.py", 42, None, None, None),
+    ("src/a.py#L42-L50", "src/a.py", 42, 50, None, None),
+    ("src/a.py (L42-50)", "src/a.py", 42, 50, None, None),
+    ("src/a.py lines 4-9", "src/a.py", 4, 9, None, None),
+    ("src/a.py line 4", "src/a.py", 4, None, None, None),
+    ("api.md § Errors", "api.md", None, None, "Errors", None),
+    ("api.md § Errors (L40-44)", "api.md", 40, 44, "Errors", None),
+    ("doc.md > Section > Sub", "doc.md", None, None, "Section > Sub", None),
+    ("doc.md#error-codes", "doc.md", None, None, "error-codes", None),
+    ("S12", None, None, None, "S12", None),
+    ("§3.2", None, None, None, "§3.2", None),
+    ("Errors section", None, None, None, "Errors section", None),
+    ("tests/test_x.py::test_parse", "tests/test_x.py", None, None, None, "test_parse"),
+    ("src/api/auth.ts:45 (loginHandler)", "src/api/auth.ts", 45, None, None, "loginHandler"),
+    ("Makefile:3", "Makefile", 3, None, None, None),
+    ("**`netrc.py:89`**", "netrc.py", 89, None, None, None),
+    ("C:1", None, None, None, "C:1", None),
+]
+
+
+@pytest.mark.parametrize(("raw", "path", "line", "end", "section", "symbol"), CASES)
+def test_location(raw: str, path: str | None, line: int | None, end: int | None,
+                  section: str | None, symbol: str | None) -> None:
+    loc = parse_location(raw)
+    assert loc is not None
+    assert (loc.path, loc.line, loc.end_line, loc.section, loc.symbol) == (
+        path, line, end, section, symbol)
+    assert loc.raw == raw
+
+
+@pytest.mark.parametrize("raw", ["", "--", "-", "—", "n/a", "N/A", "none", "  "])
+def test_no_location(raw: str) -> None:
+    assert parse_location(raw) is None
+
+
+def test_several_places_in_one_cell() -> None:
+    loc = parse_location("a.py:10, 20")
+    assert loc is not None
+    assert (loc.path, loc.line) == ("a.py", 10)
+    assert [(x.path, x.line) for x in loc.extra] == [("a.py", 20)]
+
+    loc = parse_location("x.md:3 vs y.md:9")
+    assert loc is not None
+    assert (loc.path, loc.line) == ("x.md", 3)
+    assert [(x.path, x.line) for x in loc.extra] == [("y.md", 9)]
