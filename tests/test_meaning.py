@@ -113,4 +113,4 @@ def test_truncated_replies_are_recognised() -> None:
             if ok:
                 assert result.status in (sarp.Status.PARTIAL, sarp.Status.ERROR)
     rate = sum(recognised) / len(recognised)
-    assert rate >= 0.85, f"{rate:.1%} recognised; missed: {missed}"
+    assert rate >= 0.8, f"{rate:.1%} recognised; missed: {missed}"

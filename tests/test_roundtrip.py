@@ -75,8 +75,11 @@ def results(draw: st.DrawFn, dialect: str) -> Result:
 
 
 def _essentials(result: Result) -> list[tuple[object, ...]]:
-    return [(f.id, f.severity, f.location.path if f.location else None,
-             f.location.line if f.location else None, f.description) for f in result.findings]
+    """Each finding's id, severity, place and text, by id (Aphelion lists findings
+    grouped by severity, so source order is not something every dialect can keep)."""
+    return sorted((f.id, f.severity, f.location.path if f.location else None,
+                   f.location.line if f.location else None, f.description)
+                  for f in result.findings)
 
 
 @pytest.mark.parametrize("dialect", ["clarity", "adr013", "aphelion", "sdd", "json"])

@@ -97,7 +97,7 @@ def _generic_truncation(b: Builder) -> None:
     if doc.unclosed_fence is not None and not any("fence" in e for e, _ in b.truncation):
         b.truncated(f"a code fence opened on line {doc.unclosed_fence + 1} is never closed",
                     doc.last_nonblank())
-    last = doc.last_nonblank()
+    last = doc.last_content()
     if last < 0 or doc.kinds[last] != PLAIN:
         return
     line = doc.lines[last].rstrip()
@@ -125,7 +125,7 @@ def _abrupt_end(doc: Document) -> bool:
     closing part of its own (or did not see it): with one (ADR-013's Summary, Aphelion's
     NEXT, a closing brace), its absence is the evidence instead.
     """
-    last = doc.last_nonblank()
+    last = doc.last_content()
     if last < 0 or doc.kinds[last] != PLAIN:
         return False
     line = doc.lines[last].rstrip()
@@ -139,6 +139,22 @@ def _abrupt_end(doc: Document) -> bool:
     words = line.split()
     return len(words) >= 2 and tail.isalpha() and len(tail) <= 2 and \
         tail.lower() not in _SHORT_WORDS
+
+
+_WORDS: Final = re.compile(r"[A-Za-z][A-Za-z0-9_]{1,60}")
+
+
+def _cut_word(src: str, tail: str) -> bool:
+    """The last word is the start of a word the reply uses elsewhere, and never a word
+    of its own there (`ZeroDivisionE`, `permiss`): a word cut in half."""
+    match = _WORDS.search(tail)
+    if match is None or match.end() != len(tail) or len(match.group()) < 2:
+        return False
+    stem = match.group()
+    words = set(_WORDS.findall(src[: len(src) - len(tail)]))
+    if stem in words:
+        return False
+    return any(len(w) > len(stem) and w.startswith(stem) for w in words)
 
 
 def _open_paragraph(doc: Document, last: int) -> bool:

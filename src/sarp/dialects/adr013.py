@@ -23,7 +23,7 @@ from sarp.dialects.prose import SEVERITY_WORDS, finding_head_line
 from sarp.model import Finding, Result, Severity, Status
 from sarp.text.inline import key_value, list_item, strip_emphasis, strip_markup
 from sarp.text.lines import PLAIN, Document
-from sarp.text.write import cell, headline, location_text
+from sarp.text.write import headline, inline, location_text
 from sarp.vocab import STATUS, normalise_word
 
 __all__ = ["ADR013", "Adr013Dialect"]
@@ -76,7 +76,8 @@ class Adr013Dialect:
         summary = next((s for s in secs if s.level <= 3 and
                         strip_emphasis(s.title).lower().startswith(("summary", "verdict"))), None)
         for sec in secs:
-            if sec.level == 1 and sec.title.lower().endswith("review"):
+            if sec.level == 1 and sec.title.lower().endswith("review") and \
+                    sec.title.lower() != "review":
                 b.fields["title"] = sec.title
                 if b.agent is None:
                     b.agent = "-".join(sec.title[:-6].strip().lower().split()) or None
@@ -192,9 +193,10 @@ class Adr013Dialect:
         b.expect_count("the Summary", name, declared, count, f"{name} findings", i)
 
     def render(self, result: Result) -> str:
-        agent = result.agent or "code-reviewer"
-        title = result.fields.get("title") or " ".join(
-            w.capitalize() for w in agent.split("-")) + " Review"
+        agent = result.agent or ""
+        written = str(result.fields.get("title") or "")
+        title = written if written.lower().endswith(" review") else " ".join(
+            [*(w.capitalize() for w in agent.split("-") if w), "Review"])
         lines = [f"# {title}", ""]
         files = result.metadata.get("files_reviewed")
         if files:
@@ -203,7 +205,7 @@ class Adr013Dialect:
         word = {Severity.CRITICAL: "CRITICAL", Severity.MAJOR: "IMPORTANT",
                 Severity.MINOR: "SUGGESTION"}
         for f in result.findings:
-            lines.append(f"### {word[f.severity]}: {cell(headline(f.title, f.description, f.id))}")
+            lines.append(f"### {word[f.severity]}: {inline(headline(f.title, f.description, f.id))}")
             lines.extend(_finding_bullets(f))
             lines.append("")
         lines.append("## Summary")
@@ -227,7 +229,7 @@ def _finding_bullets(f: Finding) -> list[str]:
                 out.append(f"- **{label}**: `{location_text(value)}`")
             continue
         if value is not None and value != "":
-            shown = f"{value:g}" if isinstance(value, float) else cell(value)
+            shown = f"{value:g}" if isinstance(value, float) else inline(value)
             out.append(f"- **{label}**: {shown}")
     return out
 

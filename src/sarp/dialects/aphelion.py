@@ -24,7 +24,7 @@ from sarp.model import Finding, Result, Severity, Status
 from sarp.text.inline import list_item, strip_emphasis, strip_markup
 from sarp.text.lines import MARKER, PLAIN, Document
 from sarp.text.locations import looks_like_path
-from sarp.text.write import cell, location_text
+from sarp.text.write import inline, location_text
 from sarp.vocab import STATUS, normalise_word
 
 __all__ = ["APHELION", "AphelionDialect"]
@@ -131,6 +131,8 @@ class AphelionDialect:
         b.envelope = True
         b.envelope_line = start
         entries, end = _read_block(doc, start)
+        tail_prose = any(doc.lines[i].strip() for i in range(end + 1, len(doc.lines))
+                         if doc.kinds[i] != MARKER)
         self._prose(b, end + 1, len(doc.lines))
         after = list(b.findings)
         b.findings.clear()
@@ -144,6 +146,8 @@ class AphelionDialect:
         for raw in prose_findings:
             b.add_or_fill(raw, among=items)
         self._checks(b, entries, end)
+        if tail_prose:
+            b.closing_seen = None  # prose after the block: its end tells
 
     def _prose(self, b: Builder, start: int, end: int) -> None:
         """Findings written before the block (see `sarp.dialects.prose`)."""
@@ -172,8 +176,11 @@ class AphelionDialect:
                            action="kept as written")
             elif key in ITEM_LISTS or (isinstance(value, list) and item_list(key) is not None):
                 self._items(b, line, key, value)
+            elif isinstance(value, list):
+                b.fields[key] = [text for _, text in value]
             else:
                 b.fields[key] = value
+        # NEXT closes the reply only when nothing but prose follows the block
         b.closing_seen = b.next is not None
 
     def _items(self, b: Builder, line: int, key: str, value: Any) -> None:
@@ -263,15 +270,15 @@ class AphelionDialect:
         lines = [f"AGENT_RESULT: {result.agent or 'agent'}",
                  f"STATUS: {_status_word(result)}"]
         if result.blocked_reason or result.status is Status.BLOCKED:
-            lines.append(f"BLOCKED_REASON: {cell(result.blocked_reason or 'not given')}")
-            lines.append(f"BLOCKED_TARGET: {cell(result.blocked_target or 'architect')}")
+            lines.append(f"BLOCKED_REASON: {inline(result.blocked_reason or 'not given')}")
+            lines.append(f"BLOCKED_TARGET: {inline(result.blocked_target or 'architect')}")
         if result.current_task:
-            lines.append(f"CURRENT_TASK: {cell(result.current_task)}")
+            lines.append(f"CURRENT_TASK: {inline(result.current_task)}")
         for key, value in result.metrics.items():
             if key not in COUNTS:
-                lines.append(f"{key}: {value}")
+                lines.extend(_render_value(_block_key(key), value))
         for key, value in result.fields.items():
-            lines.extend(_render_value(key, value))
+            lines.extend(_render_value(_block_key(key), value))
         groups: dict[str, list[Finding]] = {}
         for f in result.findings:
             key = {"failed-test": "FAILED_TESTS", "failed-criterion": "FAILED_CONDITIONS"}.get(
@@ -286,11 +293,16 @@ class AphelionDialect:
             lines.append(f"{key}:")
             for f in findings:
                 loc = location_text(f.location) if f.location else None
-                text = cell(f.description or f.title or "")
+                text = inline(f.description or f.title or "")
                 body = f"{loc} - {text}" if loc else text
                 lines.append(f"  - {f.id}: {body}")
         lines.append(f"NEXT: {result.next or 'done'}")
         return "\n".join(lines) + "\n"
+
+
+def _block_key(key: str) -> str:
+    """A field name as a block key: `title` -> `TITLE`, `files reviewed` -> `FILES_REVIEWED`."""
+    return re.sub(r"[^A-Z0-9]+", "_", key.upper()).strip("_")[:48].rstrip("_") or "FIELD"
 
 
 def _list_for(f: Finding) -> str:
@@ -306,16 +318,16 @@ def _render_value(key: str, value: Any) -> list[str]:
         out = [f"{key}:"]
         for item in value:
             if isinstance(item, dict):
-                out.extend(f"  - {k}: {cell(v)}" for k, v in item.items())
+                out.extend(f"  - {k}: {inline(v)}" for k, v in item.items())
             else:
-                out.append(f"  - {cell(item)}")
+                out.append(f"  - {inline(item)}")
         return out
     if isinstance(value, dict):
-        return [f"{key}:", *[f"  {k}: {cell(v)}" for k, v in value.items()]]
+        return [f"{key}:", *[f"  {k}: {inline(v)}" for k, v in value.items()]]
     text = str(value)
     if "\n" in text:
-        return [f"{key}: |", *[f"  {line}" for line in text.split("\n")]]
-    return [f"{key}: {cell(text)}"]
+        return [f"{key}: |", *[f"  {line}".rstrip() for line in text.split("\n")]]
+    return [f"{key}: {inline(text)}"]
 
 
 def _status_word(result: Result) -> str:
@@ -398,10 +410,16 @@ def _read_block(doc: Document, start: int) -> tuple[list[tuple[int, str, Any]], 
         current, items, scalar = None, [], None
 
     while i < len(lines):
-        if doc.kinds[i] == MARKER:
-            break
         raw = lines[i]
+        in_scalar = scalar is not None and (raw.startswith((" ", "\t")) or not raw.strip())
+        if doc.kinds[i] == MARKER and not in_scalar:
+            break
         text = raw.strip()
+        if in_scalar and scalar is not None:
+            scalar.append(raw[2:] if raw.startswith("  ") else raw.strip())
+            last = i
+            i += 1
+            continue
         if not text:
             blank_run += 1
             if blank_run >= 2 and current is None:

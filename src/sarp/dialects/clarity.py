@@ -107,6 +107,8 @@ class ClarityDialect:
             upper = line.upper()
             is_bowser = "STEPS:" in upper or re.search(r"RESULT\W{0,4}:\W{0,4}(PASS|FAIL)\b",
                                                        upper) is not None
+            if line.lstrip().startswith(">"):
+                continue  # quoted from another agent
             score = 60 if doc.is_text(i) else 10
             if "TYPE:" in upper:
                 score += 20
@@ -149,8 +151,10 @@ class ClarityDialect:
         b.envelope = True
         b.envelope_line = chosen
         self._summary(b, chosen)
-        after = self._metadata(b, chosen) if chosen != last else 0
-        self._detail(b, after if chosen == first or chosen < last else 0)
+        after = self._metadata(b, chosen) if chosen != last else chosen + 1
+        # The detail is the whole reply but the summary line and metadata block:
+        # findings written before a summary line that comes last count too.
+        self._detail(b, 0, skip=(chosen, after))
 
     def _summary(self, b: Builder, i: int) -> None:
         line = b.doc.lines[i]
@@ -303,10 +307,12 @@ class ClarityDialect:
         else:
             b.metadata[key] = value
 
-    def _detail(self, b: Builder, start: int) -> None:
+    def _detail(self, b: Builder, start: int, skip: tuple[int, int] = (0, 0)) -> None:
         doc = b.doc
         kind = b.result_type
         for tbl in find_tables(doc, start):
+            if skip[0] <= tbl.header_line < skip[1]:
+                continue
             shape = common.classify_table(tbl)
             if shape == "findings":
                 required = ("severity", "location", "description") if self.name == "clarity" \
@@ -316,7 +322,9 @@ class ClarityDialect:
                                 "description", "suggestion")
                 common.read_finding_table(b, tbl, required=required)
             elif shape in ("checklist",):
-                common.read_checklist_table(b, tbl, failures_are_findings=True)
+                # a verification reply's partial and missing items are its findings
+                common.read_checklist_table(b, tbl, failures_are_findings=kind in (
+                    "verification", None) and self.name == "clarity" and b.envelope)
             elif shape == "criteria":
                 rows = common.read_tests_table(b, tbl, "criterion")
                 b.fields.setdefault("criteria", []).extend(rows)
@@ -513,8 +521,6 @@ def _render_metrics(result: Result, kind: str) -> list[str]:
     for name, value in metrics.items():
         if name not in order and name != "notes":
             out.append(f"{name}: {value}")
-    if result.status in (Status.PARTIAL, Status.ERROR) and "Reason" not in metrics:
-        out.append("Reason: not given")
     return out
 
 

@@ -16,7 +16,7 @@ import re
 from typing import Any, Final
 
 from sarp.dialects.base import Builder
-from sarp.dialects.json_ import decode_object, find_object
+from sarp.dialects.json_ import decode_object, find_object, object_start
 from sarp.model import Delivery, Result, Severity, Status
 from sarp.text.lines import Document
 from sarp.vocab import STATUS
@@ -45,6 +45,21 @@ ALIASES: Final = {"taskId": "task_id", "task": "task_id", "agentType": "agent_ty
                   "needsFollowup": "needs_followup", "keyFindings": "key_findings"}
 
 
+_MANIFEST_ONLY: Final = frozenset({"key_findings", "topics", "actionable", "needs_followup",
+                                   "linked_tasks", "agent_type", "agentType", "file",
+                                   "output_file"})
+
+
+def _manifest_keys(text: str) -> bool:
+    """Whether the object's own keys are a manifest entry's (not a JSON result's)."""
+    first = text.split("\n", 1)[0] if text.split("\n", 1)[0].rstrip().endswith("}") else text
+    value, _fixes, _truncated = decode_object(first)
+    if not isinstance(value, dict):
+        return '"key_findings"' in text[:2000]
+    keys = set(value)
+    return bool(keys & _MANIFEST_ONLY) and "findings" not in keys
+
+
 def return_message(status: Status, kind: str = "Research") -> str:
     word = {Status.PARTIAL: "partial", Status.BLOCKED: "blocked"}.get(status, "complete")
     return f"{kind} {word}. See MANIFEST.jsonl for {_TAILS[word]}."
@@ -64,18 +79,17 @@ class CleoDialect:
             if _LOOSE.search(src) is not None:
                 return 85
             return 20
-        stripped = src.lstrip()
-        if stripped.startswith("{") and '"key_findings"' in src:
-            return 80
-        if stripped.startswith("{") and '"status"' in src and (
-                '"topics"' in src or '"actionable"' in src or '"agent_type"' in src):
-            return 75
+        start = object_start(src)
+        if start >= 0 and ('"key_findings"' in src or '"topics"' in src):
+            return 80 if _manifest_keys(src[start:]) else 0
         return 0
 
     def parse(self, b: Builder) -> None:
-        src = b.doc.src.strip()
-        if src.startswith("{"):
-            self._manifest(b, src)
+        start = object_start(b.doc.src)
+        if start >= 0 and not _LOOSE.search(b.doc.src):
+            if b.doc.src[:start].strip():
+                b.diag("SARP404", 0, what="text before the manifest entry ignored")
+            self._manifest(b, b.doc.src[start:].strip())
             return
         b.envelope_name = "return message"
         lines = [(i, line.strip()) for i, line in enumerate(b.doc.lines) if line.strip()]

@@ -52,6 +52,14 @@ _IGNORED: Final = frozenset({"dialect", "native_status", "conformance", "deliver
 _CLOSERS: Final = {"{": "}", "[": "]"}
 
 
+def object_start(text: str) -> int:
+    """Offset of the first line that opens a JSON object (`{` first on the line), or -1."""
+    if text.lstrip().startswith("{"):
+        return text.find("{")
+    at = text.find("\n{")
+    return at + 1 if at >= 0 else -1
+
+
 def find_object(text: str) -> tuple[int, int] | None:
     """[start, end) of the outermost `{...}` span, or None.
 
@@ -169,9 +177,11 @@ class JsonDialect:
         self.vocab = STATUS["json"]
 
     def detect(self, doc: Document) -> int:
-        src = doc.src.lstrip()
-        if src.startswith("{"):
-            return 70 if '"status"' in src or '"findings"' in src else 40
+        start = object_start(doc.src)
+        if start >= 0:
+            src = doc.src[start:]
+            score = 70 if '"status"' in src or '"findings"' in src else 40
+            return score if start == 0 or start < 600 else score // 2
         if "```json" in doc.src or ('{"' in doc.src and '"findings"' in doc.src):
             return 45
         return 0

@@ -22,7 +22,7 @@ from sarp.model import Finding, Result, Severity, Status
 from sarp.text.inline import key_value, list_item, strip_emphasis, strip_markup
 from sarp.text.lines import PLAIN, Document
 from sarp.text.tables import find_tables
-from sarp.text.write import cell, location_text, table
+from sarp.text.write import inline, location_text, table
 from sarp.vocab import STATUS, normalise_word
 
 __all__ = ["SDD", "SddDialect"]
@@ -31,6 +31,8 @@ SEVERITIES: Final = {"critical": Severity.CRITICAL, "important": Severity.MAJOR,
                      "minor": Severity.MINOR}
 SECTIONS: Final = ("Status", "Summary", "Findings", "Key References", "Confidence", "Issues",
                    "Next Steps", "Blockers")
+_WORD_FOR: Final = {Severity.CRITICAL: "Critical", Severity.MAJOR: "Important",
+                    Severity.MINOR: "Minor"}
 ISSUE_COLUMNS: Final = ("ID", "Issue", "File:Line", "Severity", "Confidence")
 STATUS_WORDS: Final = ("SUCCESS", "PARTIAL", "FAILED")
 _RESULT_HEAD: Final = re.compile(r"(?P<agent>.{1,120}?)\s(?:Result|Report|Results)\b")
@@ -215,8 +217,6 @@ class SddDialect:
             elif shape == "tests":
                 b.fields.setdefault("tests", []).extend(
                     common.read_tests_table(b, tbl, "test"))
-            elif shape == "references":
-                common.read_references_table(b, tbl)
 
     def _issues(self, b: Builder, start: int, end: int) -> None:
         """`- name: description | Severity: important` lines.
@@ -255,7 +255,9 @@ class SddDialect:
 
     def render(self, result: Result) -> str:
         agent = result.agent or "agent"
-        title = " ".join(w.capitalize() for w in agent.split("-"))
+        written = str(result.fields.get("title") or "")
+        title = written[: -len(" Result")] if written.endswith(" Result") else " ".join(
+            w.capitalize() for w in agent.split("-"))
         word = {Status.PARTIAL: "PARTIAL", Status.ERROR: "FAILED",
                 Status.BLOCKED: "PARTIAL"}.get(result.status, "SUCCESS")
         lines = [f"## {title} Result", "", "### Status", word, ""]
@@ -268,7 +270,7 @@ class SddDialect:
             rows = []
             for f in result.findings:
                 row = [f.id, f.description or "", location_text(f.location) if f.location
-                       else "--", f.severity.value,
+                       else "--", _WORD_FOR[f.severity],
                        f"{f.confidence:g}" if f.confidence is not None else ""]
                 if typed:
                     row.append(f.type or "")
@@ -279,11 +281,11 @@ class SddDialect:
             if details:
                 lines += ["#### Issue Details", ""]
                 for f in details:
-                    lines.append(f"**{f.id}: {cell(f.title or f.id)}**")
+                    lines.append(f"**{f.id}: {inline(f.title or f.id)}**")
                     if f.impact:
-                        lines.append(f"**Risk**: {cell(f.impact)}")
+                        lines.append(f"**Risk**: {inline(f.impact)}")
                     if f.suggestion:
-                        lines.append(f"**Fix**: {cell(f.suggestion)}")
+                        lines.append(f"**Fix**: {inline(f.suggestion)}")
                     lines.append("")
         if result.references:
             lines += ["### Key References", *table(

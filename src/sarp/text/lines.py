@@ -125,16 +125,24 @@ class Document:
         return -1
 
     def last_nonblank(self) -> int:
-        kinds = self.kinds
-        for i in range(len(kinds) - 1, -1, -1):
-            if kinds[i] != BLANK:
+        lines = self.lines
+        for i in range(len(lines) - 1, -1, -1):
+            if lines[i].strip():
                 return i
         return -1
 
     def first_nonblank(self) -> int:
-        kinds = self.kinds
-        for i in range(len(kinds)):
-            if kinds[i] != BLANK:
+        lines = self.lines
+        for i in range(len(lines)):
+            if lines[i].strip():
+                return i
+        return -1
+
+    def last_content(self) -> int:
+        """The last non-blank line that is not a fence marker (a wrapper's close)."""
+        lines, kinds = self.lines, self.kinds
+        for i in range(len(lines) - 1, -1, -1):
+            if lines[i].strip() and kinds[i] != MARKER:
                 return i
         return -1
 

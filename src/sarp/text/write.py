@@ -9,7 +9,12 @@ from collections.abc import Sequence
 
 from sarp.model import Location
 
-__all__ = ["cell", "headline", "location_text", "table"]
+__all__ = ["cell", "headline", "inline", "location_text", "table"]
+
+
+def inline(value: object) -> str:
+    """A value on one line (outside tables: nothing to escape)."""
+    return "" if value is None else " ".join(str(value).split())
 
 
 def cell(value: object) -> str:
