@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 
 from golden import DATA, label_path, read_reply, replies
 from meaning import mismatches

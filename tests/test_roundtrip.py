@@ -34,16 +34,13 @@ AGENT = st.sampled_from(["code-reviewer", "reviewer", "security-auditor", "doc-r
 def findings(draw: st.DrawFn, *, ids: str, titles: bool, types: bool, suggestions: bool,
              max_size: int = 6) -> list[Finding]:
     n = draw(st.integers(0, max_size))
-    out = []
-    for i in range(1, n + 1):
-        out.append(build(
-            Finding, id=f"{ids}{i}", severity=draw(st.sampled_from(list(Severity))),
-            type=draw(st.sampled_from(FINDING_TYPES)) if types else None,
-            title=draw(SENTENCE) if titles else None, location=draw(PLACE),
-            description=draw(SENTENCE),
-            suggestion=draw(st.none() | SENTENCE) if suggestions else None,
-        ))
-    return out
+    return [build(
+        Finding, id=f"{ids}{i}", severity=draw(st.sampled_from(list(Severity))),
+        type=draw(st.sampled_from(FINDING_TYPES)) if types else None,
+        title=draw(SENTENCE) if titles else None, location=draw(PLACE),
+        description=draw(SENTENCE),
+        suggestion=draw(st.none() | SENTENCE) if suggestions else None,
+    ) for i in range(1, n + 1)]
 
 
 def _result(dialect: str, found: list[Finding], **fields: object) -> Result:

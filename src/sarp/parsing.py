@@ -178,7 +178,8 @@ def _open_paragraph(doc: Document, last: int) -> bool:
 
 
 _SHORT_WORDS: Final = frozenset({"ok", "no", "up", "in", "on", "it", "is", "me", "us", "go",
-                                 "do", "so", "to", "of", "at", "by", "be", "we", "as", "or", "id", "ui", "ux", "ai", "db", "os", "ci", "pr", "qa"})
+                                 "do", "so", "to", "of", "at", "by", "be", "we", "as", "or",
+                                 "id", "ui", "ux", "ai", "db", "os", "ci", "pr", "qa"})
 
 
 def _is_pointer(doc: Document) -> bool:

@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -72,11 +72,7 @@ class StatusVocab:
 
 def _leading_words(key: str) -> list[str]:
     words = re.split(r"[\s,;:.(—–-]+", key, maxsplit=4)
-    out = []
-    for n in (3, 2, 1):
-        if len(words) >= n:
-            out.append(" ".join(words[:n]))
-    return out
+    return [" ".join(words[:n]) for n in (3, 2, 1) if len(words) >= n]
 
 
 _GENERIC_ALIASES: Final[dict[str, StatusValue]] = {
@@ -212,7 +208,8 @@ _DEFAULT_ALIASES: Final[dict[str, Severity]] = {
     "severe": CRIT, "red": CRIT, "p0": CRIT, "must fix": CRIT,
     # Outside a ranked scale (a reply mixing `CRITICAL` with `HIGH`), "high" is read as
     # the level below the top one.
-    "high": MAJOR, "major": MAJOR, "important": MAJOR, "warning": MAJOR, "warn": MAJOR, "medium": MAJOR,
+    "high": MAJOR, "major": MAJOR, "important": MAJOR, "warning": MAJOR, "warn": MAJOR,
+    "medium": MAJOR,
     "moderate": MAJOR, "significant": MAJOR, "yellow": MAJOR, "orange": MAJOR, "p1": MAJOR,
     "inconsistency": MAJOR, "should fix": MAJOR,
     "minor": MINOR, "low": MINOR, "info": MINOR, "informational": MINOR, "note": MINOR,
@@ -338,7 +335,7 @@ class SeverityReading:
 class SeverityReader:
     """Reads the severity words of one reply (see the module contract for the order)."""
 
-    dialect_words: dict[str, Severity]  # exact canonical spelling -> severity
+    dialect_words: Mapping[str, Severity]  # exact canonical spelling -> severity
     agent: str | None = None
     case_sensitive: bool = True
     _scale: RankedScale | None = field(default=None, init=False)
@@ -381,9 +378,9 @@ class SeverityReader:
                 if self._scale is None and self._agent is None:
                     return SeverityReading(sev, kind)
         if self._agent is not None:
-            sev = self._agent[1](word)
-            if sev is not None:
-                return SeverityReading(sev, "scale", self._agent[0])
+            by_agent = self._agent[1](word)
+            if by_agent is not None:
+                return SeverityReading(by_agent, "scale", self._agent[0])
         if self._scale is not None:
             rank = self._scale.rank_of(key)
             if rank is not None:

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
@@ -14,12 +14,15 @@ from sarp import DIALECTS, Diagnostic, Result, parse
 __all__ = ["UsageFailure", "dialect_option", "format_diagnostic", "read_inputs"]
 
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
 class UsageFailure(Exception):
     """A user error outside click's own parsing (an unreadable file): exit code 2."""
 
 
 def dialect_option(name: str = "--dialect", help_text: str = "Force this dialect instead"
-                   " of detecting it.") -> Any:
+                   " of detecting it.") -> Callable[[F], F]:
     return click.option(name, "dialect", type=click.Choice(sorted(DIALECTS)), default=None,
                         help=help_text)
 

@@ -205,7 +205,8 @@ class Adr013Dialect:
         word = {Severity.CRITICAL: "CRITICAL", Severity.MAJOR: "IMPORTANT",
                 Severity.MINOR: "SUGGESTION"}
         for f in result.findings:
-            lines.append(f"### {word[f.severity]}: {inline(headline(f.title, f.description, f.id))}")
+            title = headline(f.title, f.description, f.id)
+            lines.append(f"### {word[f.severity]}: {inline(title)}")
             lines.extend(_finding_bullets(f))
             lines.append("")
         lines.append("## Summary")

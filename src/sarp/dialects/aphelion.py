@@ -25,7 +25,7 @@ from sarp.text.inline import list_item, strip_emphasis, strip_markup
 from sarp.text.lines import MARKER, PLAIN, Document
 from sarp.text.locations import looks_like_path
 from sarp.text.write import inline, location_text
-from sarp.vocab import STATUS, normalise_word
+from sarp.vocab import BY_CONTENT, STATUS, normalise_word
 
 __all__ = ["APHELION", "AphelionDialect"]
 
@@ -335,8 +335,7 @@ def _status_word(result: Result) -> str:
     if result.native_status in canonical:
         meaning = canonical[result.native_status]
         by_content = Status.FINDINGS if result.findings else Status.CLEAN
-        if meaning == result.status or (isinstance(meaning, str) and not isinstance(
-                meaning, Status) and by_content is result.status):
+        if meaning == result.status or (meaning == BY_CONTENT and by_content is result.status):
             return result.native_status
     return {Status.CLEAN: "success", Status.FINDINGS: "failure", Status.PARTIAL: "suspended",
             Status.BLOCKED: "blocked", Status.ERROR: "error"}[result.status]

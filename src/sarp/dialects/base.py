@@ -14,7 +14,7 @@
 #   1-based.
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal, Protocol
 
@@ -57,10 +57,23 @@ class Policy:
 class Dialect(Protocol):
     """A result dialect: detect it, parse it, render it, all from one declared spec."""
 
-    name: str
-    vocab: StatusVocab | None  # status words; None when the dialect has no status
-    severities: dict[str, Severity]  # the dialect's own severity words
-    case_sensitive: bool  # whether `Major` for `major` is a repair
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def vocab(self) -> StatusVocab | None:
+        """Status words; None when the dialect has no status of its own."""
+        ...
+
+    @property
+    def severities(self) -> Mapping[str, Severity]:
+        """The dialect's own severity words, exact spelling -> canonical."""
+        ...
+
+    @property
+    def case_sensitive(self) -> bool:
+        """Whether `Major` for `major` is a repair."""
+        ...
 
     def detect(self, doc: Document) -> int:
         """0 when the text shows nothing of this dialect; higher is stronger evidence."""
@@ -122,7 +135,7 @@ class Builder:
     """Collects one reply's reading, then validates it into a Result (see header)."""
 
     def __init__(self, doc: Document, dialect: str, policy: Policy, vocab: StatusVocab | None,
-                 severity_words: dict[str, Severity], *, case_sensitive: bool = True,
+                 severity_words: Mapping[str, Severity], *, case_sensitive: bool = True,
                  requires_location: bool = False) -> None:
         self.doc = doc
         self.dialect = dialect
@@ -417,7 +430,7 @@ class Builder:
         return text.endswith((".", "!", "?", "|", ")", "`", "*", "---"))
 
 
-def _allowed(words: dict[str, Severity]) -> str:
+def _allowed(words: Mapping[str, Severity]) -> str:
     return ", ".join(words) if words else _SEVERITY_ALLOWED
 
 

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -23,7 +24,7 @@ from sarp.dialects.base import Builder
 from sarp.dialects.prose import read_prose_findings
 from sarp.model import ChecklistStatus, Finding, Result, Severity, Status
 from sarp.text.inline import key_value, strip_emphasis
-from sarp.text.lines import MARKER, PLAIN, Document
+from sarp.text.lines import MARKER, Document
 from sarp.text.tables import find_tables
 from sarp.text.write import cell, location_text, table
 from sarp.vocab import STATUS
@@ -70,7 +71,7 @@ class _Variant:
 def _result_word(line: str) -> int:
     """Offset just after `RESULT:` when `line` is a summary-line candidate, else -1."""
     text = line.lstrip(" \t*_`#>-")
-    if not text[:6].upper() == "RESULT" or text[6:7].isalpha() or text[6:7] == "_":
+    if text[:6].upper() != "RESULT" or text[6:7].isalpha() or text[6:7] == "_":
         return -1
     rest = text[6:].lstrip("*_ `")
     if not rest.startswith((":", "=")):
@@ -127,7 +128,7 @@ class ClarityDialect:
                       if "RESULT" in line.upper() and doc.is_text(i) and _result_word(line) >= 0]
         if not candidates:
             for open_at, close_at, _info in doc.fences:
-                first = doc.first_text(open_at + 1) if False else _first_inside(doc, open_at)
+                first = _first_inside(doc, open_at)
                 if first >= 0 and _result_word(doc.lines[first]) >= 0:
                     b.doc = doc = doc.unwrap(open_at, close_at)
                     b.diag("SARP005", open_at, what="RESULT line", open=open_at + 1)
@@ -315,8 +316,8 @@ class ClarityDialect:
                 continue
             shape = common.classify_table(tbl)
             if shape == "findings":
-                required = ("severity", "location", "description") if self.name == "clarity" \
-                    else ()
+                required: tuple[str, ...] = ("severity", "location", "description") \
+                    if self.name == "clarity" else ()
                 if self.name == "clarity" and kind in (None, "consistency"):
                     required = ("id", "severity", "type", "location", "counter_location",
                                 "description", "suggestion")
@@ -358,7 +359,7 @@ class ClarityDialect:
             return
         for sec in common.sections(b.doc, start):
             kind = strip_emphasis(sec.title).lower().split(":", 1)[0].split(" ", 1)[0]
-            if kind in pending and pending[kind]:
+            if pending.get(kind):
                 finding = pending[kind].pop(0)
                 body = common.section_text(b.doc, sec.line + 1, sec.end)
                 finding.location = common.location_in(body)
@@ -416,7 +417,7 @@ class ClarityDialect:
         metrics = _render_metrics(result, kind)
         lines = [" | ".join([f"RESULT: {word}", f"Type: {kind}", *metrics])]
         lines.append("---")
-        meta = {"protocol": "v1", **{k: v for k, v in result.metadata.items()}}
+        meta = {"protocol": "v1", **result.metadata}
         if result.agent and "agent" not in meta:
             meta["agent"] = result.agent
         for key, value in meta.items():
@@ -496,11 +497,10 @@ def _count_severity(severity: Severity) -> Any:
     return count
 
 
-def _status_word(result: Result, canonical: dict[str, object]) -> str:
-    if result.native_status in canonical:
-        meaning = canonical[result.native_status]
-        if meaning == result.status:
-            return result.native_status
+def _status_word(result: Result, canonical: Mapping[str, object]) -> str:
+    native = result.native_status
+    if native is not None and native in canonical and canonical[native] == result.status:
+        return native
     return {Status.BLOCKED: "PARTIAL"}.get(result.status, result.status.value)
 
 

@@ -140,7 +140,7 @@ class CleoDialect:
         b.closing_seen = not truncated
         entry: dict[str, Any] = {}
         for key, item in value.items():
-            canonical = ALIASES.get(key, key)
+            canonical: str = ALIASES.get(str(key), str(key))
             if canonical != key:
                 b.diag("SARP408", 0, written=key, canonical=canonical)
                 if canonical in value or canonical in entry:

@@ -101,7 +101,7 @@ def sections(doc: Document, start: int = 0, end: int | None = None) -> list[Sect
 
 def classify_table(table: Table) -> str:
     """findings | checklist | tests | criteria | steps | references | other."""
-    keys = table.keys()
+    keys = table.column_keys()
     fields = {COLUMN.get(k) for k in keys}
     first = keys[0] if keys else ""
     if "severity" in fields:
@@ -151,12 +151,12 @@ def _row_id(cells: list[str], index: int) -> str:
 def read_finding_table(builder: Builder, table: Table, *, default: Severity = Severity.MINOR,
                        required: tuple[str, ...] = ()) -> list[RawFinding]:
     """One RawFinding per body row; columns matched by name, not position."""
-    fields = [COLUMN.get(k) for k in table.keys()]
+    fields = [COLUMN.get(k) for k in table.column_keys()]
     for column in required:
         if column not in fields:
             builder.diag("SARP208", table.header_line, column=column.replace("_", "-").title(),
                          columns=", ".join(table.header))
-    keys = table.keys()
+    keys = table.column_keys()
     status_col = _column(keys, "status", "result", "outcome", "verdict", "state")
     out: list[RawFinding] = []
     for n, row in enumerate(table.rows):
@@ -272,7 +272,7 @@ def _column(keys: list[str], *prefixes: str) -> int:
 def read_checklist_table(builder: Builder, table: Table, *, failures_are_findings: bool,
                          kind: str = "check") -> None:
     """Checklist rows (Item | Status | Notes); partial/missing rows become findings too."""
-    keys = table.keys()
+    keys = table.column_keys()
     item_col = _column(keys, "item", "check", "claim", "requirement", "standard", "criteri",
                        "acceptance", "rule", "control", "checklist")
     status_col = _column(keys, "status", "result", "outcome", "pass/fail", "verdict", "state")
@@ -303,7 +303,7 @@ def read_checklist_table(builder: Builder, table: Table, *, failures_are_finding
 
 def read_tests_table(builder: Builder, table: Table, kind: str) -> list[dict[str, str]]:
     """Tests, criteria or steps: a failed row is a finding (major by default)."""
-    keys = table.keys()
+    keys = table.column_keys()
     name_col = _column(keys, "test", "name", "step", "criteri", "acceptance", "action",
                        "scenario", "case")
     if name_col < 0:
@@ -350,7 +350,7 @@ def location_in(text: str | None) -> str | None:
 
 
 def read_references_table(builder: Builder, table: Table) -> None:
-    keys = table.keys()
+    keys = table.column_keys()
     item_col = _column(keys, "item", "name", "symbol", "entry", "component")
     loc_col = _column(keys, "location", "file", "where", "path")
     rel_col = _column(keys, "relevance", "why", "note", "purpose", "role")

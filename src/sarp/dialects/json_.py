@@ -233,7 +233,7 @@ class JsonDialect:
 def read_object(b: Builder, obj: dict[str, Any], line: int) -> None:
     """Map one decoded object onto the builder (aliases reported, leftovers in fields)."""
     for key, value in obj.items():
-        target = RESULT_KEYS.get(key) if isinstance(key, str) else None
+        target = RESULT_KEYS.get(key)
         if key in _IGNORED:
             continue
         if target is None:

@@ -250,10 +250,10 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
         elif loose and common.location_in(text):
             # Unambiguous enough: an item about a place (it starts with one), or one
             # that names a place and a severity word.
-            word = _LOOSE_SEVERITY.search(text[:80])
+            said = _LOOSE_SEVERITY.search(text[:80])
             place = common.location_in(text) or ""
-            if word is not None or strip_emphasis(text).lstrip("`*_ ").startswith(place):
-                _add_item(b, i, word.group(1) if word else None, text)
+            if said is not None or strip_emphasis(text).lstrip("`*_ ").startswith(place):
+                _add_item(b, i, said.group(1) if said else None, text)
                 count += 1
     return count
 

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Final
 
 from sarp.dialects import common
@@ -324,7 +325,7 @@ def _restated_row(issue: RawFinding, rows: list[RawFinding]) -> RawFinding | Non
     return best
 
 
-def _count_word(name: str) -> object:
+def _count_word(name: str) -> Callable[[list[Finding]], int]:
     canonical = {"critical": Severity.CRITICAL, "important": Severity.MAJOR,
                  "minor": Severity.MINOR, "high": Severity.CRITICAL, "medium": Severity.MAJOR,
                  "low": Severity.MINOR}[name]

@@ -40,9 +40,8 @@ class TextDialect:
 
     def render(self, result: Result) -> str:
         lines = [result.summary or f"Status: {result.status.value}"]
-        for f in result.findings:
-            lines.append(f"- {f.severity.value}: {location_text(f.location)} "
-                         f"{f.description or ''}".rstrip())
+        lines.extend(f"- {f.severity.value}: {location_text(f.location)} "
+                     f"{f.description or ''}".rstrip() for f in result.findings)
         return "\n".join(lines) + "\n"
 
 

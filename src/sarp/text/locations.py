@@ -140,9 +140,9 @@ def _parse_place(text: str, default_path: str | None) -> Location:
         loc.end_line = _int(match["b"] or match["d"])
         tail = rest[match.end() :].strip()
         if tail:
-            symbol = _SYMBOL.match(tail)
-            if symbol is not None:
-                loc.symbol = symbol["s"]
+            sym = _SYMBOL.match(tail)
+            if sym is not None:
+                loc.symbol = sym["s"]
         return loc
 
     token, _, tail = rest.partition(" ")
@@ -157,9 +157,9 @@ def _parse_place(text: str, default_path: str | None) -> Location:
         loc.path = token.rstrip(":")
         if tail:
             section, loc.line, loc.end_line = _section_and_lines(tail.strip())
-            symbol = _SYMBOL.match(tail.strip())
-            if symbol is not None and loc.line is None:
-                loc.symbol = symbol["s"]
+            sym = _SYMBOL.match(tail.strip())
+            if sym is not None and loc.line is None:
+                loc.symbol = sym["s"]
             elif section:
                 loc.section = section
         return loc

@@ -73,7 +73,7 @@ class Table:
         """Index of the last line of the table."""
         return self.rows[-1].line if self.rows else self.header_line + 1
 
-    def keys(self) -> list[str]:
+    def column_keys(self) -> list[str]:
         """Header names, lower-cased and without markup, for matching by name."""
         return [cell.replace("*", "").replace("`", "").strip().lower() for cell in self.header]
 
