@@ -91,11 +91,13 @@ def sections(doc: Document, start: int = 0, end: int | None = None) -> list[Sect
         head = heading(line)
         if head is not None:
             found.append(Section(head[0], head[1], i, stop))
-    for n, sec in enumerate(found):
-        for later in found[n + 1 :]:
-            if later.level <= sec.level:
-                sec.end = later.line
-                break
+    # A section ends where the next heading of its level or above begins: one pass
+    # with a stack of the sections still open.
+    open_sections: list[Section] = []
+    for sec in found:
+        while open_sections and open_sections[-1].level >= sec.level:
+            open_sections.pop().end = sec.line
+        open_sections.append(sec)
     return found
 
 

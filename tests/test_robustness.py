@@ -1,0 +1,135 @@
+"""Bad input is normal input: parse never raises, keeps the text, and stays linear.
+
+The adversarial inputs are the ones SPEC §12 names. Each must finish; the alarm is a
+generous guard against catastrophic backtracking, not a speed test (speed is measured
+by benchmarks/parse_bench.py).
+"""
+from __future__ import annotations
+
+import signal
+from collections.abc import Iterator
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import sarp
+
+DIALECT_NAMES = sorted(sarp.DIALECTS)
+
+# Text built from the pieces scanners look for, so hypothesis reaches the parsers'
+# deep paths instead of only their first rejection.
+PIECES = st.sampled_from([
+    "RESULT: ", "FINDINGS", "CLEAN", " | ", "Type: consistency", "Findings: 3", "\n", "\n\n",
+    "|", "---", "```", "~~~", "> ", "# ", "### CRITICAL: ", "**", "`", "AGENT_RESULT: x",
+    "STATUS: ", "NEXT: done", "  - ", "- ", "1. ", "### Status", "SUCCESS", "a.py:12",
+    "§ ", "{", "}", "[", "]", '"', "'", ",", ":", "critical", "HIGH", "🔴", "\r\n", "\t",
+    "## Summary", "- **Verdict**: ", "- **Location**: ", "F1", "|---|---|", "\\|", "::",
+    "Research complete. See MANIFEST.jsonl for summary.", '{"status": "partial"}',
+])
+REPLIES = st.lists(PIECES | st.text(max_size=20), max_size=60).map("".join)
+
+
+@pytest.fixture
+def alarm() -> Iterator[None]:
+    def fail(_signum: int, _frame: object) -> None:
+        raise TimeoutError("parse took over 60 s: catastrophic backtracking?")
+
+    previous = signal.signal(signal.SIGALRM, fail)
+    signal.alarm(60)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _check(result: sarp.Result, text: str) -> None:
+    assert result.raw == text
+    assert not [d for d in result.diagnostics if d.code == "SARP009"], result.diagnostics
+    for diag in result.diagnostics:
+        assert diag.line is None or diag.line >= 1
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=REPLIES)
+def test_parse_never_raises_on_protocol_like_text(text: str) -> None:
+    _check(sarp.parse(text), text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(max_size=400))
+def test_parse_never_raises_on_any_text(text: str) -> None:
+    _check(sarp.parse(text), text)
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=REPLIES, dialect=st.sampled_from(DIALECT_NAMES))
+def test_forced_dialects_never_raise(text: str, dialect: str) -> None:
+    result = sarp.parse(text, dialect=dialect)
+    _check(result, text)
+    assert result.dialect == dialect
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=REPLIES, dialect=st.sampled_from(DIALECT_NAMES))
+def test_every_parse_renders_in_every_dialect(text: str, dialect: str) -> None:
+    rendered = sarp.render(sarp.parse(text), dialect)
+    _check(sarp.parse(rendered), rendered)
+
+
+ADVERSARIAL = {
+    "5 MB single line": "RESULT: FINDINGS | " + "x" * 5_000_000,
+    "100k pipes": "RESULT: FINDINGS | Type: consistency\n| ID | Severity |\n|---|---|\n"
+                  + "|" * 100_000,
+    "100k table rows": "| a | b |\n|---|---|\n" + "| F1 | major |\n" * 100_000,
+    "50k fence markers": "```\n" * 50_000,
+    "nested quotes": ">" * 200_000 + " RESULT: CLEAN",
+    "deep json": "[" * 100_000 + "]" * 100_000,
+    "deep json object": '{"a":' * 50_000 + "1" + "}" * 50_000,
+    "unclosed json": '{"status": "FINDINGS", "findings": [' + '{"id": "F", ' * 20_000,
+    "many headings": "### CRITICAL: x\n" * 50_000,
+    "many RESULT lines": "RESULT: CLEAN | Type: digest\n" * 50_000,
+    "emphasis run": "*" * 1_000_000,
+    "backticks": "`" * 1_000_000,
+    "aphelion keys": "AGENT_RESULT: x\n" + "KEY: value\n" * 50_000,
+    "location soup": "- " + "a.py:1, " * 200_000,
+    "long pipe cell": "| " + "a\\|" * 200_000 + " |\n|---|\n",
+}
+
+
+@pytest.mark.parametrize("name", list(ADVERSARIAL))
+@pytest.mark.usefixtures("alarm")
+def test_adversarial_input_finishes(name: str) -> None:
+    text = ADVERSARIAL[name]
+    _check(sarp.parse(text), text)
+
+
+@pytest.mark.parametrize("dialect", DIALECT_NAMES)
+@pytest.mark.usefixtures("alarm")
+def test_adversarial_input_finishes_in_every_dialect(dialect: str) -> None:
+    for text in ADVERSARIAL.values():
+        _check(sarp.parse(text[:200_000], dialect=dialect), text[:200_000])
+
+
+@pytest.mark.parametrize("text", ["", "   ", "\n\n", "\ufeff"])
+def test_empty_replies(text: str) -> None:
+    result = sarp.parse(text)
+    assert (result.status, result.delivery, result.conformance) == (
+        sarp.Status.ERROR, sarp.Delivery.EMPTY, sarp.Conformance.UNPARSEABLE)
+    assert [d.code for d in result.diagnostics] == ["SARP001"]
+
+
+@pytest.mark.parametrize("text", ["Done.", "See the report above.", "done", "All done!",
+                                  "I've written the report to out/review.md."])
+def test_pointer_replies(text: str) -> None:
+    result = sarp.parse(text)
+    assert (result.status, result.delivery) == (sarp.Status.PARTIAL, sarp.Delivery.POINTER)
+    assert [d.code for d in result.diagnostics] == ["SARP003", "SARP101"]
+
+
+def test_programmer_errors_raise() -> None:
+    with pytest.raises(TypeError):
+        sarp.parse(b"RESULT: CLEAN")  # type: ignore[arg-type]
+    with pytest.raises(KeyError):
+        sarp.parse("x", dialect="nope")
