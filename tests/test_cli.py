@@ -1,0 +1,154 @@
+"""The command line: outputs, formats and exit codes, driven through main(argv)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sarp.cli.main import main
+
+CLEAN = """RESULT: CLEAN | Type: digest | Doc: README.md | Sections: 3 | Entities: 2 | Cross-refs: 0
+---
+**Protocol**: v1
+**Agent**: doc-reader
+**Assigned**: digest README.md
+**Scope**: README.md
+**Coverage**: 100%
+**Confidence**: high
+---
+
+Three sections, two entities, no cross-references.
+"""
+DRIFTED = """Here's what I found.
+
+RESULT: FINDINGS | Type: consistency | Pair: api.md/impl.md | Findings: 3 | Critical: 0 | Major: 1 | Minor: 1
+
+| ID | Severity | Type | Location | Counter-location | Description | Suggestion |
+|----|----------|------|----------|------------------|-------------|------------|
+| F1 | Major | contradiction | api.md § Errors (L40-44) | `impl.py:88` | Doc says 404, code returns 400 | Return 404 |
+| F2 | minor | stale-content | api.md:12 | -- | Mentions removed flag `--fast` |
+
+Nothing else stood out.
+"""
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, str]:
+    paths = {}
+    for name, text in {"clean.md": CLEAN, "drifted.md": DRIFTED}.items():
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        paths[name] = str(path)
+    return paths
+
+
+def test_parse_json(files: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["parse", files["drifted.md"], "--no-raw"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["id"] == files["drifted.md"]
+    assert (data["dialect"], data["status"], data["conformance"]) == (
+        "clarity", "FINDINGS", "repaired")
+    assert "raw" not in data
+    assert [f["id"] for f in data["findings"]] == ["F1", "F2"]
+
+
+def test_parse_several_files_jsonl(files: dict[str, str],
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["parse", files["clean.md"], files["drifted.md"], "--format", "jsonl"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [json.loads(line)["status"] for line in lines] == ["CLEAN", "FINDINGS"]
+    assert json.loads(lines[0])["raw"] == CLEAN
+
+
+def test_parse_text_format(files: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["parse", files["drifted.md"], "--format", "text"]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[0] == (
+        f"{files['drifted.md']}: clarity FINDINGS (repaired, complete), 2 finding(s)")
+    assert f"{files['drifted.md']}:3:1: SARP104 " in err
+
+
+def test_parse_stdin(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(CLEAN.encode())))
+    assert main(["parse", "-"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["id"], data["status"], data["conformance"]) == (
+        "<stdin>", "CLEAN", "conformant")
+
+
+def test_lint_clean_exits_0(files: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["lint", files["clean.md"]]) == 0
+    assert capsys.readouterr().out == ""
+
+
+def test_lint_warnings_exit_0_unless_strict(files: dict[str, str],
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["lint", files["drifted.md"]]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == (f"{files['drifted.md']}:3:1: SARP104 summary line is not the first line;"
+                      " 1 line(s) before it skipped")
+    assert f"{files['drifted.md']}:8:1: SARP205 row F2 has 6 of 7 cells; Suggestion left empty" \
+        in out
+    assert main(["lint", "--strict", files["drifted.md"]]) == 1
+
+
+def test_lint_errors_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    empty = tmp_path / "empty.md"
+    empty.write_text("", encoding="utf-8")
+    assert main(["lint", str(empty)]) == 1
+    assert capsys.readouterr().out == f"{empty}:1:1: SARP001 the reply is empty; status set" \
+                                      " to ERROR\n"
+
+
+def test_lint_json_and_github(files: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["lint", files["drifted.md"], "--format", "json"]) == 0
+    records = json.loads(capsys.readouterr().out)
+    assert records[0] == {
+        "file": files["drifted.md"], "code": "SARP104", "severity": "info", "line": 3,
+        "column": 1, "message": "summary line is not the first line; 1 line(s) before it"
+        " skipped", "hint": "Make the RESULT line the first line of the reply."}
+    assert main(["lint", files["drifted.md"], "--format", "github"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first == (f"::notice file={files['drifted.md']},line=3,col=1,title=SARP104::summary"
+                     " line is not the first line; 1 line(s) before it skipped")
+
+
+def test_convert(files: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["convert", files["drifted.md"], "--to", "adr013"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("# Review\n")
+    assert "### IMPORTANT: Doc says 404, code returns 400" in out
+    assert "- **Verdict**: ISSUES FOUND" in out
+
+
+@pytest.mark.parametrize("argv", [
+    ["parse"], ["parse", "--format", "xml", "x"], ["lint", "--nope"], ["convert", "x"],
+    ["convert", "x", "--to", "klingon"], ["frobnicate"], ["parse", "--dialect", "nope", "x"],
+])
+def test_usage_errors_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_missing_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["parse", str(tmp_path / "missing.md")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("sarp: error: cannot read ")
+    assert "Traceback" not in err
+
+
+def test_binary_input_is_read_not_rejected(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "junk.bin"
+    path.write_bytes(b"\xff\xfe\x00RESULT: CLEAN\x80")
+    assert main(["parse", str(path), "--no-raw"]) == 0
+    assert json.loads(capsys.readouterr().out)["dialect"] in ("clarity", "text")
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.startswith("sarp, version ")
