@@ -118,11 +118,13 @@ _ENDINGS: Final = frozenset(".!?)]}*|`>\"'…:;🙂😊👍✅")
 def _abrupt_end(doc: Document) -> bool:
     """The last line stops in the middle of something.
 
-    Evidence, weakest excluded: markup left open on the last line (an odd number of
-    backticks or `**`, an unclosed parenthesis or bracket), or a last word cut to one
-    or two letters. A line that merely lacks a full stop is not evidence: agents end
-    list items and sign-offs without one. Only consulted when the dialect has no
-    closing part of its own (or did not see it): with one (ADR-013's Summary, Aphelion's
+    Evidence: markup left open on the last line (an odd number of backticks or `**`, an
+    unclosed parenthesis or bracket); a prose paragraph of 8+ words with no sentence
+    end; a last word that is the start of a longer word used earlier and never a word
+    on its own; a last word cut to one or two letters. A list item that merely lacks a
+    full stop is not evidence: agents end list items and sign-offs without one. Only
+    consulted when the dialect has no closing part of its own (or did not see it): with
+    one (ADR-013's Summary, Aphelion's
     NEXT, a closing brace), its absence is the evidence instead.
     """
     last = doc.last_content()
@@ -136,8 +138,9 @@ def _abrupt_end(doc: Document) -> bool:
     if line.count("(") > line.count(")") or line.count("[") > line.count("]"):
         return True
     tail = line.rsplit(None, 1)[-1]
-    words = line.split()
-    return len(words) >= 2 and tail.isalpha() and len(tail) <= 2 and \
+    if _open_paragraph(doc, last) or _cut_word(doc.src, tail):
+        return True
+    return len(line.split()) >= 2 and tail.isalpha() and len(tail) <= 2 and \
         tail.lower() not in _SHORT_WORDS
 
 

@@ -344,10 +344,15 @@ class SeverityReader:
 
     def prepare(self, words: Iterable[str]) -> None:
         """Look at every word the reply uses before reading any of them."""
-        keys = {normalise_word(w) for w in words if w and w.strip()}
+        written = [w.strip() for w in words if w and w.strip()]
+        keys = {normalise_word(w) for w in written}
         lowered = {k.lower() for k in self.dialect_words}
         if not keys or keys <= lowered:
             return
+        # Whether the reply uses the dialect's own words as the dialect spells them
+        # (`major` in a json reply; `info` is not `INFO` in a case-sensitive dialect).
+        own_words = any((w if self.case_sensitive else w.lower()) in (
+            self.dialect_words if self.case_sensitive else lowered) for w in written)
         self._agent = agent_scale(self.agent)
         if self._agent is not None and all(self._agent[1](k) is not None for k in keys):
             return
@@ -361,8 +366,8 @@ class SeverityReader:
         best: RankedScale | None = None
         if topped:
             best = min(topped, key=lambda sc: len(sc.words))
-        elif own is not None and len(own.words) >= 3:
-            best = own
+        elif own is not None and len(own.words) >= 3 and not own_words:
+            best = own  # (a reply mixing the dialect's words with others reads per word)
         elif holding:
             best = min(holding, key=lambda sc: len(sc.words))
         self._scale = best

@@ -24,6 +24,7 @@ from sarp.model import Finding, Result, Severity, Status
 from sarp.text.inline import list_item, strip_emphasis, strip_markup
 from sarp.text.lines import MARKER, PLAIN, Document
 from sarp.text.locations import looks_like_path
+from sarp.text.tables import find_tables
 from sarp.text.write import inline, location_text
 from sarp.vocab import BY_CONTENT, STATUS, normalise_word
 
@@ -84,10 +85,10 @@ NUMERIC_KEYS: Final = frozenset({*COUNTS, "TOTAL", "PASSED", "FAILED", "SKIPPED"
                                  "ESTIMATED_FILES"})
 OWN_FIELDS: Final = frozenset({"AGENT_RESULT", "STATUS", "NEXT", "BLOCKED_REASON",
                                "BLOCKED_TARGET", "CURRENT_TASK"})
-_KEY: Final = re.compile(r"[ \t]*(?:\*\*)?(?P<key>[A-Z][A-Z0-9_]{1,48})(?:\*\*)?[ \t]?:"
+_KEY: Final = re.compile(r"[ \t]*(?:\*\*)?(?P<key>[A-Za-z][A-Za-z0-9_]{1,48})(?:\*\*)?[ \t]?:"
                          r"(?:\*\*)?(?P<value>.{0,100000})$")
 _ITEM_ID: Final = re.compile(r"(?P<id>[A-Z][A-Za-z0-9]{0,9}(?:[-_][A-Za-z0-9]{1,10}){0,3})"
-                             r"\s?:\s(?P<rest>.{0,100000})$")
+                             r"(?:\s?:\s|\s(?=[(`])|\s-\s)(?P<rest>.{0,100000})$")
 
 
 def _block_start(doc: Document) -> int:
@@ -150,13 +151,20 @@ class AphelionDialect:
             b.closing_seen = None  # prose after the block: its end tells
 
     def _prose(self, b: Builder, start: int, end: int) -> None:
-        """Findings written before the block (see `sarp.dialects.prose`)."""
-        if read_prose_findings(b, start, end):
+        """Findings written around the block: tables, and prose (`sarp.dialects.prose`)."""
+        for tbl in find_tables(b.doc, start, end):
+            if common.classify_table(tbl) == "findings":
+                common.read_finding_table(b, tbl)
+        known = {f.id.upper() for f in b.findings if f.id}
+        common.read_details(b, start, end, known_ids=known)
+        if read_prose_findings(b, start, end) or b.findings:
             b.recovered = True
 
     def _entries(self, b: Builder, entries: list[tuple[int, str, Any]]) -> None:
         for line, key, value in entries:
-            if key == "AGENT_RESULT":
+            if key == "_KEY_CASE":
+                b.diag("SARP110", line, what=f"AGENT_RESULT keys ({value} not upper-case)")
+            elif key == "AGENT_RESULT":
                 b.agent = strip_markup(str(value)) or b.agent
             elif key == "STATUS":
                 b.set_status(strip_markup(str(value)), line)
@@ -396,6 +404,7 @@ def _read_block(doc: Document, start: int) -> tuple[list[tuple[int, str, Any]], 
     items: list[tuple[int, Any]] = []
     scalar: list[str] | None = None
     blank_run = 0
+    case_drift: list[int] = []
 
     def close() -> None:
         nonlocal current, items, scalar
@@ -432,7 +441,9 @@ def _read_block(doc: Document, start: int) -> tuple[list[tuple[int, str, Any]], 
             match = _KEY.match(raw.strip().replace("**", ""))
         if (match is not None and not indented) or (match is not None and current is None):
             close()
-            key = match["key"]
+            key = match["key"].upper()
+            if key != match["key"]:
+                case_drift.append(i)
             value = match["value"].strip()
             if value in ("|", ">", "|-", ">-"):
                 current, scalar = (i, key), []
@@ -456,6 +467,8 @@ def _read_block(doc: Document, start: int) -> tuple[list[tuple[int, str, Any]], 
             continue
         break
     close()
+    if case_drift:
+        entries.append((case_drift[0], "_KEY_CASE", len(case_drift)))
     return entries, last
 
 

@@ -320,6 +320,10 @@ class Builder:
 
     def _build_findings(self) -> list[Finding]:
         by_id: dict[str, RawFinding] = {}
+        if self.details and not any(raw.id for raw in self.findings):
+            # Rows without ids are F1, F2, ... in order: `### F1 — ...` expands the first.
+            for n, raw in enumerate(self.findings, 1):
+                raw.id = f"F{n}"
         for raw in self.findings:
             if raw.id:
                 by_id.setdefault(_id_key(raw.id), raw)
@@ -377,7 +381,8 @@ class Builder:
                 continue
             if raw.location:
                 have = parse_location(raw.location)
-                if have is not None and have.path == wanted.path and have.line == wanted.line:
+                if have is not None and have.line == wanted.line and _same_path(
+                        have.path, wanted.path):
                     return raw
         return None
 
@@ -428,6 +433,16 @@ class Builder:
             return True
         text = self.doc.lines[last].rstrip()
         return text.endswith((".", "!", "?", "|", ")", "`", "*", "---"))
+
+
+def _same_path(a: str | None, b: str | None) -> bool:
+    """`Lib/html/__init__.py` and `html/__init__.py` name the same file."""
+    if a is None or b is None:
+        return False
+    if a == b:
+        return True
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    return long.endswith("/" + short.lstrip("./"))
 
 
 def _allowed(words: Mapping[str, Severity]) -> str:

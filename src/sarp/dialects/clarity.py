@@ -59,6 +59,8 @@ _METRIC_TYPE_HINTS: Final = {"Pair": "consistency", "Items": "verification",
                              "Sections": "digest", "Dimension": "consistency"}
 _INT: Final = re.compile(r"\d{1,9}")
 _BREAKDOWN: Final = re.compile(r"^(?P<head>[^()]{0,200}?)\s?\((?P<inner>[^()]{1,400})\)\s?$")
+_STEPS_PROSE: Final = re.compile(r"(?P<passed>\d{1,4})\s?(?:of|/)\s?(?P<total>\d{1,4})\s"
+                                 r"steps?", re.IGNORECASE)
 _PAIR_SPLIT: Final = re.compile(r"\s?[:=]\s?")
 
 
@@ -165,7 +167,10 @@ class ClarityDialect:
         if stripped_line.startswith(("**", "`", "__")) or "**" in text:
             b.diag("SARP110", i, what="summary line")
         text = text.replace("**", "").strip().strip("`").strip()
-        segments = [s.strip() for s in text.split("|")]
+        separator = "|" if "|" in text else " — " if " — " in text else " -- "
+        if separator != "|" and separator in text:
+            b.diag("SARP113", i, text=f"fields separated by {separator.strip()!r}, not |")
+        segments = [s.strip() for s in text.split(separator)]
         head = segments[0].strip(" *_`")
         status_word, _, rest = head.partition(" ")
         if rest.strip().startswith(("—", "-", "(", "–", ",")) or rest.strip():
@@ -183,9 +188,15 @@ class ClarityDialect:
             if not segment:
                 continue
             previous = self._metric(b, i, segment, previous)
+        if self.name == "bowser" and "Steps" not in b.metrics:
+            self._steps_in_prose(b, text)
         self._type_checks(b, i)
 
     def _metric(self, b: Builder, i: int, segment: str, previous: str | None) -> str | None:
+        if segment.lower() in TYPES and "Type" not in b.metrics and b.result_type is None:
+            b.result_type = segment.lower()  # a bare `consistency`: the type, unlabelled
+            b.diag("SARP108", i, written=segment, canonical=f"Type: {segment.lower()}")
+            return "Type"
         pair = _PAIR_SPLIT.split(segment, maxsplit=1)
         if len(pair) != 2 or not pair[0] or len(pair[0]) > 40 or " " in pair[0].strip()[:1]:
             if previous == "Reason":  # a pipe inside the reason
@@ -210,6 +221,12 @@ class ClarityDialect:
                     self._metric(b, i, f"{inner[0]}: {inner[1]}", None)
         b.metrics[canonical] = _number(value)
         return canonical
+
+    def _steps_in_prose(self, b: Builder, text: str) -> None:
+        """`4 of 6 steps ok` after the status word: the Steps metric, unlabelled."""
+        match = _STEPS_PROSE.search(text)
+        if match is not None:
+            b.metrics["Steps"] = f"{match['passed']}/{match['total']}"
 
     def _type_checks(self, b: Builder, i: int) -> None:
         if self.name == "bowser":
@@ -367,8 +384,18 @@ class ClarityDialect:
                     finding.description = " ".join(body.split())
 
     def _bowser_failures(self, b: Builder) -> None:
-        """`RESULT: FAIL | Steps: 3/4` without a step table: the failed step from metrics."""
+        """Failed steps without a step table: `❌` list items, else the metrics."""
         if self.name != "bowser" or b.findings or (b.status_word or "").upper() != "FAIL":
+            return
+        from sarp.dialects.base import RawFinding
+
+        for i, text in common.bullets(b.doc, 0, len(b.doc.lines)):
+            plain = strip_emphasis(text)
+            if plain.startswith(("❌", "✗", "FAIL", "[FAIL]", "✘")):
+                step = plain.lstrip("❌✗✘ ").removeprefix("[FAIL]").removeprefix("FAIL")
+                b.add(RawFinding(line=i, type="failed-step", title=step.strip(" :—-") or None,
+                                 default=Severity.MAJOR, severity_expected=False))
+        if b.findings:
             return
         failed = b.metrics.get("Failed")
         steps = _fraction(b.metrics.get("Steps"))
@@ -378,7 +405,7 @@ class ClarityDialect:
 
             b.add(RawFinding(line=b.envelope_line, type="failed-step",
                              title=title or f"step {steps[0] + 1 if steps else '?'} failed",
-                             default=Severity.MAJOR))
+                             default=Severity.MAJOR, severity_expected=False))
 
     def _declared_counts(self, b: Builder) -> None:
         if not b.envelope:
@@ -424,7 +451,8 @@ class ClarityDialect:
             lines.append(f"**{key.title()}**: {_scalar(value, key)}")
         lines.append("---")
         lines.append("")
-        derived = _derived_from_checklist(result)
+        # a verification reply's failed items are its findings: written once, as rows
+        derived = _derived_from_checklist(result) if kind == "verification" else set()
         own = [f for f in result.findings if f.id not in derived]
         if result.checklist:
             lines.extend(table(("Item", "Status", "Notes"),

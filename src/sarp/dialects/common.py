@@ -325,8 +325,9 @@ def read_tests_table(builder: Builder, table: Table, kind: str) -> list[dict[str
         if status_col >= 0 and is_fail(written):
             name = strip_emphasis(cells[name_col])
             notes = cells[notes_col] if notes_col >= 0 and cells[notes_col] else None
-            location = cells[loc_col] if loc_col >= 0 else _location_in(name) or _location_in(
-                notes or "")
+            location = cells[loc_col] if loc_col >= 0 else None
+            if location is None and kind != "step":  # a browser step's text names no file
+                location = _location_in(name) or _location_in(notes or "")
             builder.add(RawFinding(line=row.line, type=f"failed-{kind}", title=name,
                                    description=notes, location=location,
                                    default=Severity.MAJOR))

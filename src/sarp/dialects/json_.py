@@ -37,6 +37,9 @@ RESULT_KEYS: Final = {
 }
 FINDING_KEYS: Final = {
     "id": "id", "severity": "severity", "level": "severity", "priority": "severity",
+    "sev": "severity", "where": "location", "loc": "location", "what": "description",
+    "issue": "description", "problem": "description", "msg": "description", "text": "description",
+    "summary": "title", "finding": "description", "remediation": "suggestion",
     "type": "type", "category": "type", "rule": "type", "kind": "type",
     "title": "title", "name": "title",
     "location": "location", "file": "file", "path": "file", "line": "line",

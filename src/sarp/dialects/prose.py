@@ -42,6 +42,9 @@ _ID_SEV_HEAD: Final = re.compile(
     r"(?P<id>[A-Z][A-Za-z0-9]{0,9}(?:[-_][A-Za-z0-9]{1,10}){0,3}[-_]?\d{1,5}) ?[(\[]"
     r"(?P<sev>[^()\[\]]{2,20})[)\]] ?(?:[:—–-] ?)?(?P<title>.{0,500})$"
 )
+_BRACKET_HEAD: Final = re.compile(
+    r"(?:#?\d{1,3}[.):]?\s)?[\[(](?P<sev>[A-Za-z]{2,14}(?: [A-Za-z]{2,10})?)[\])]\s?[:—–-]?\s?"
+    r"(?P<title>.{1,500})$")
 _BULLET: Final = re.compile(r"[\[(](?P<sev>[A-Za-z]{2,14})[\])]\s?[:—–-]?\s?(?P<rest>.{0,100000})$"
                             r"|(?P<sev2>[A-Z]{4,14}|Critical|High|Medium|Low|Major|Minor|"
                             r"Warning|Suggestion|Info)\s?[:—–]\s?(?P<rest2>.{0,100000})$")
@@ -113,8 +116,16 @@ class HeadLine:
         return raw
 
 
+def _bracket_head(text: str) -> tuple[str, str, bool, str | None] | None:
+    """`1. [IMPORTANT] title`, `[HIGH] title`, `(minor) title`."""
+    match = _BRACKET_HEAD.match(text.strip())
+    if match is None or normalise_word(match["sev"]) not in SEVERITY_WORDS:
+        return None
+    return match["sev"], match["title"].strip().strip("*").strip(), False, None
+
+
 def _parse_head(text: str) -> tuple[str, str, bool, str | None] | None:
-    return _severity_head(text) or _id_severity_head(text)
+    return _severity_head(text) or _id_severity_head(text) or _bracket_head(text)
 
 
 def finding_head_line(line: str) -> HeadLine | None:

@@ -214,10 +214,22 @@ class SddDialect:
             if shape == "findings":
                 common.read_finding_table(b, tbl)
             elif shape in ("checklist", "criteria"):
-                common.read_checklist_table(b, tbl, failures_are_findings=False)
+                before = len(b.findings)
+                common.read_checklist_table(b, tbl, failures_are_findings=True)
+                self._drop_restated_checks(b, before)
             elif shape == "tests":
                 b.fields.setdefault("tests", []).extend(
                     common.read_tests_table(b, tbl, "test"))
+
+    def _drop_restated_checks(self, b: Builder, before: int) -> None:
+        """A failed check whose notes cite finding ids (`FAIL | SEC-001, SEC-002`) restates
+        those findings; one that cites none is a finding of its own."""
+        known = {f.id.upper() for f in b.findings[:before] if f.id}
+        kept = [f for f in b.findings[before:]
+                if not (set(_ID_TOKEN.findall((f.description or "").upper())) & known)]
+        del b.findings[before:]
+        for finding in kept:
+            b.add(finding)
 
     def _issues(self, b: Builder, start: int, end: int) -> None:
         """`- name: description | Severity: important` lines.
@@ -303,6 +315,7 @@ class SddDialect:
         return "\n".join(lines).rstrip() + "\n"
 
 
+_ID_TOKEN: Final = re.compile(r"[A-Z][A-Z0-9]{0,9}-\d{1,5}")
 _WORD: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
 
 
