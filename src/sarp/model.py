@@ -199,6 +199,7 @@ class Result(_Record):
 
 
 _set = object.__setattr__
+_PLANS: dict[type[BaseModel], list[tuple[str, Any, Any]]] = {}
 
 
 def build(cls: type[_M], **values: Any) -> _M:
@@ -207,15 +208,18 @@ def build(cls: type[_M], **values: Any) -> _M:
     per finding. Fields not given take their defaults; list and dict defaults are new
     objects per instance.
     """
-    fields = cls.__pydantic_fields__
+    plan = _PLANS.get(cls)
+    if plan is None:
+        plan = _PLANS[cls] = [(name, field.default_factory, field.default)
+                              for name, field in cls.__pydantic_fields__.items()]
     data: dict[str, Any] = {}
-    for name, field in fields.items():
+    for name, factory, default in plan:
         if name in values:
             data[name] = values[name]
-        elif field.default_factory is not None:
-            data[name] = field.default_factory()  # type: ignore[call-arg]
+        elif factory is not None:
+            data[name] = factory()
         else:
-            data[name] = field.default
+            data[name] = default
     obj = cls.__new__(cls)
     _set(obj, "__dict__", data)
     _set(obj, "__pydantic_fields_set__", set(values))

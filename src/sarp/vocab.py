@@ -149,6 +149,8 @@ _WORD_EDGES: Final = " \t*_`[](){}:.,;!#~-–—>"
 def normalise_word(word: str) -> str:
     """Lower-case a severity or status word, drop markup, spell emoji as colour words."""
     text = word.strip()
+    if text.isascii():
+        return " ".join(text.strip(_WORD_EDGES).lower().split())
     for emoji, name in _EMOJI_WORDS.items():
         if emoji in text:
             rest = text.replace(emoji, "").replace("\ufe0f", "").strip(_WORD_EDGES).lower()

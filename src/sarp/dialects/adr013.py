@@ -41,7 +41,7 @@ _CORROBORATED: Final = re.compile(r"\((?P<n>\d{1,6}) corroborated\)")
 
 _HEADS: Final = re.compile(
     r"^#{2,4} [^\w\n]{0,4}\[?(?:CRITICAL|IMPORTANT|SUGGESTION|HIGH|MEDIUM|LOW|Critical|"
-    r"Important|Suggestion|High|Medium|Low)\]?(?: \d{1,3}| [A-Z]{1,4}-?\d{1,3})?:", re.MULTILINE)
+    r"Important|Suggestion|High|Medium|Low)\]?(?: \d{1,3}| [A-Z]{1,4}-?\d{1,3})?:")
 
 
 class Adr013Dialect:
@@ -55,7 +55,7 @@ class Adr013Dialect:
     def detect(self, doc: Document) -> int:
         src = doc.src
         score = 0
-        if _HEADS.search(src) is not None:
+        if "#" in src and any(_HEADS.match(doc.lines[i]) for i in doc.headings()):
             score += 35
         if "## Summary" in src or "**Verdict**" in src or "Verdict:" in src:
             score += 25

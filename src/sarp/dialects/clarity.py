@@ -101,11 +101,16 @@ class ClarityDialect:
 
     # -- detect ----------------------------------------------------------------------
     def detect(self, doc: Document) -> int:
-        if "RESULT" not in doc.src and "Result:" not in doc.src and "result:" not in doc.src:
-            return 0
         best = 0
-        for i, line in enumerate(doc.lines):
-            if "RESULT" not in line.upper() or _result_word(line) < 0:
+        low = doc.src.lower()
+        at = low.find("result")
+        i = counted = 0  # line index of `counted`, moved forward only (linear)
+        while at >= 0:
+            i += low.count("\n", counted, at)
+            counted = at
+            at = low.find("result", at + 6)
+            line = doc.lines[i]
+            if _result_word(line) < 0:
                 continue
             upper = line.upper()
             is_bowser = "STEPS:" in upper or re.search(r"RESULT\W{0,4}:\W{0,4}(PASS|FAIL)\b",

@@ -178,6 +178,8 @@ def finding_head_line(line: str) -> HeadLine | None:
 def severity_group(line: str) -> str | None:
     """The severity word of a group head (`CRITICAL`, `### High`, `**Warnings (2)**`)."""
     text = line.strip()
+    if len(text) > 72 or not text:
+        return None
     head = heading(text)
     if head is not None:
         text = head[1]

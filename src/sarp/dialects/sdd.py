@@ -38,7 +38,14 @@ ISSUE_COLUMNS: Final = ("ID", "Issue", "File:Line", "Severity", "Confidence")
 STATUS_WORDS: Final = ("SUCCESS", "PARTIAL", "FAILED")
 _RESULT_HEAD: Final = re.compile(r"(?P<agent>.{1,120}?)\s(?:Result|Report|Results)\b")
 _SEVERITY_TAIL: Final = re.compile(r"\|\s?\**Severity\**\s?:\s?(?P<sev>[^|]{1,40})", re.I)
-_BOLD_STATUS: Final = re.compile(r"^\*\*Status(?::\*\*|\*\*:)", re.MULTILINE)
+def _bold_status_line(src: str) -> bool:
+    """A line that starts `**Status:**` or `**Status**:`."""
+    at = src.find("**Status")
+    while at >= 0:
+        if (at == 0 or src[at - 1] == "\n") and src.startswith((":**", "**:"), at + 8):
+            return True
+        at = src.find("**Status", at + 8)
+    return False
 _CANONICAL: Final = {"status", "summary", "findings", "key references", "confidence",
                      "issues", "next steps", "blockers", "severity summary", "error details",
                      "attempted actions", "root cause analysis", "recovery options"}
@@ -62,7 +69,7 @@ class SddDialect:
     def detect(self, doc: Document) -> int:
         src = doc.src
         score = 0
-        if "### Status" in src or _BOLD_STATUS.search(src) is not None:
+        if "### Status" in src or ("**Status" in src and _bold_status_line(src)):
             score += 40
         if "### Summary" in src:
             score += 10

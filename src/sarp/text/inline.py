@@ -24,6 +24,8 @@ _CHECKBOX: Final = re.compile(r"\[[ xX]\][ \t]+")
 
 def strip_emphasis(text: str) -> str:
     """`**Key**` -> `Key`; `__x__` -> `x`; `~~x~~` kept (strike-through means something)."""
+    if "*" not in text and "_" not in text:
+        return text.strip()
     if "**" in text:
         text = text.replace("**", "")
     if text.startswith("__") and text.endswith("__") and len(text) > 4:

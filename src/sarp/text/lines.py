@@ -51,7 +51,7 @@ def _fence_marker(line: str) -> tuple[str, int, str] | None:
 class Document:
     """The lines of one reply with their kinds; all scanners work over this."""
 
-    __slots__ = ("fences", "kinds", "lines", "src", "unclosed_fence")
+    __slots__ = ("_headings", "fences", "kinds", "lines", "src", "unclosed_fence")
 
     def __init__(self, text: str) -> None:
         self.src = normalise(text)
@@ -59,6 +59,7 @@ class Document:
         self.fences: list[tuple[int, int, str]] = []  # (open, close, info), close = -1 open
         self.unclosed_fence: int | None = None
         self.kinds = self._classify(0, len(self.lines))
+        self._headings: list[int] | None = None
 
     def _classify(self, start: int, end: int) -> list[int]:
         lines = self.lines
@@ -97,6 +98,7 @@ class Document:
         doc = Document.__new__(Document)
         doc.src = self.src
         doc.lines = self.lines
+        doc._headings = None
         doc.fences = [f for f in self.fences if f[0] != open_at]
         doc.unclosed_fence = None if self.unclosed_fence == open_at else self.unclosed_fence
         kinds = list(self.kinds)
@@ -112,6 +114,14 @@ class Document:
         return doc
 
     # -- queries -------------------------------------------------------------------
+    def headings(self) -> list[int]:
+        """Indices of plain lines that start with `#` (computed once)."""
+        if self._headings is None:
+            kinds = self.kinds
+            self._headings = [i for i, line in enumerate(self.lines)
+                              if line[:1] == "#" and kinds[i] == PLAIN]
+        return self._headings
+
     def is_text(self, i: int) -> bool:
         """A non-blank line outside fences and outside blockquotes."""
         return self.kinds[i] == PLAIN and not self.lines[i].lstrip().startswith(">")
