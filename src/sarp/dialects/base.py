@@ -119,13 +119,11 @@ class RawFinding:
                      "impact", "suggestion", "confidence", "agent"):
             if getattr(self, name) in (None, "") and getattr(other, name) not in (None, ""):
                 setattr(self, name, getattr(other, name))
-        if other.description and (
-            not self.description or len(other.description) > len(self.description)
-        ):
-            # the details section is the more detailed text; keep the row's as title
-            if self.description and not self.title:
-                self.title = self.description
-            self.description = other.description
+        mine, theirs = self.description, other.description
+        if theirs and (not mine or mine in theirs):
+            self.description = theirs
+        elif theirs and mine and theirs not in mine:  # both say something: keep both
+            self.description = f"{mine}\n\n{theirs}"
 
 
 _SEVERITY_ALLOWED: Final = "critical, major, minor"

@@ -240,9 +240,13 @@ _CHECKLIST_ALIASES: Final[dict[str, ChecklistStatus]] = {
 }
 
 
-def checklist_status(builder: Builder, written: str, item: str,
-                     line: int) -> ChecklistStatus:
+def checklist_status(builder: Builder, written: str, item: str, line: int, *,
+                     pass_fail: bool = False) -> ChecklistStatus:
+    """The canonical status of a checklist cell; `pass_fail` when PASS/FAIL are the
+    dialect's own words for it (SDD's Compliance Check), so reading them is no repair."""
     word = _status_word(written)
+    if pass_fail and word in ("pass", "fail"):
+        return ChecklistStatus.APPLIED if word == "pass" else ChecklistStatus.MISSING
     if word in _CHECKLIST:
         if strip_markup(written) != word:
             builder.diag("SARP213", line, written=written, canonical=_CHECKLIST[word].value)
@@ -272,7 +276,7 @@ def _column(keys: list[str], *prefixes: str) -> int:
 
 
 def read_checklist_table(builder: Builder, table: Table, *, failures_are_findings: bool,
-                         kind: str = "check") -> None:
+                         kind: str = "check", pass_fail: bool = False) -> None:
     """Checklist rows (Item | Status | Notes); partial/missing rows become findings too."""
     keys = table.column_keys()
     item_col = _column(keys, "item", "check", "claim", "requirement", "standard", "criteri",
@@ -288,7 +292,7 @@ def read_checklist_table(builder: Builder, table: Table, *, failures_are_finding
         cells = _cells(builder, table, n, _row_id(row.cells, n))
         item = strip_emphasis(cells[item_col])
         written = cells[status_col] if status_col >= 0 else ""
-        status = checklist_status(builder, written, item, row.line)
+        status = checklist_status(builder, written, item, row.line, pass_fail=pass_fail)
         notes = cells[notes_col] if notes_col >= 0 and cells[notes_col] else None
         builder.checklist.append(build(ChecklistItem,
             item=item, status=status, native_status=strip_markup(written) or None, notes=notes))

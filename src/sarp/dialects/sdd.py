@@ -222,7 +222,7 @@ class SddDialect:
                 common.read_finding_table(b, tbl)
             elif shape in ("checklist", "criteria"):
                 before = len(b.findings)
-                common.read_checklist_table(b, tbl, failures_are_findings=True)
+                common.read_checklist_table(b, tbl, failures_are_findings=True, pass_fail=True)
                 self._drop_restated_checks(b, before)
             elif shape == "tests":
                 b.fields.setdefault("tests", []).extend(
