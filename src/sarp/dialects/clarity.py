@@ -53,6 +53,8 @@ _KNOWN_METRICS: Final = {name.lower(): name for names in TYPES.values() for name
     "duration": "Duration", "cross refs": "Cross-refs", "crossrefs": "Cross-refs",
     "xrefs": "Cross-refs", "cross-references": "Cross-refs", "document": "Doc",
     "file": "Doc", "criteria passed": "Criteria", "tests passed": "Tests",
+    "checks": "Items", "items checked": "Items", "pass": "Applied", "passed": "Applied",
+    "fail": "Missing",
 }
 _METRIC_TYPE_HINTS: Final = {"Pair": "consistency", "Items": "verification",
                              "Criteria": "implementation", "Screen": "design-plan",
