@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Final
 
 from sarp.model import Location, build
@@ -83,21 +84,48 @@ def parse_location(raw: str | None) -> Location | None:
     """Parse one location cell; None when the cell says there is no location."""
     if raw is None:
         return None
+    # long cells are read afresh: the cache must not hold megabytes of agent text
+    places = _read(raw) if len(raw) <= 512 else _read.__wrapped__(raw)
+    if places is None:
+        return None
+    first, *more = places
+    return _location(first, raw.strip(), [_location(p, p.raw, []) for p in more])
+
+
+def _location(place: _Place, raw: str, extra: list[Location]) -> Location:
+    return build(Location, raw=raw, path=place.path, line=place.line, end_line=place.end_line,
+                 section=place.section, symbol=place.symbol, extra=extra)
+
+
+class _Place:
+    """A place being read; frozen into the cache, copied into a Location per caller."""
+
+    __slots__ = ("end_line", "line", "path", "raw", "section", "symbol")
+
+    def __init__(self, raw: str) -> None:
+        self.raw = raw
+        self.path: str | None = None
+        self.line: int | None = None
+        self.end_line: int | None = None
+        self.section: str | None = None
+        self.symbol: str | None = None
+
+
+@lru_cache(maxsize=8192)
+def _read(raw: str) -> tuple[_Place, ...] | None:
+    # Replies repeat their places (a table row, then its details section, then the
+    # summary), so each distinct cell is read once.
     text = strip_emphasis(raw.strip()).replace("`", "").strip()
     if text.lower() in NO_LOCATION:
         return None
     parts = _split_places(text)
     first = _parse_place(parts[0], None)
-    first.raw = raw.strip()
-    for part in parts[1:]:
-        first.extra.append(_parse_place(part, first.path))
-    return first
+    return (first, *(_parse_place(part, first.path) for part in parts[1:]))
 
 
-def _parse_place(text: str, default_path: str | None) -> Location:
+def _parse_place(text: str, default_path: str | None) -> _Place:
     text = text.strip().strip("()").strip() if text.startswith("(") else text.strip()
-    loc = build(Location, raw=text, path=None, line=None, end_line=None,
-                                   section=None, symbol=None, extra=[])
+    loc = _Place(text)
     if not text:
         return loc
     bare = _BARE_NUMBER.match(text)
@@ -150,8 +178,9 @@ def _parse_place(text: str, default_path: str | None) -> Location:
         path, _, anchor = token.partition("#")
         if looks_like_path(path):
             loc.path, loc.section = path, anchor or None
-            if tail:
-                _apply_lines(loc, tail)
+            lines = _LINES_WORD.search(tail) if tail else None
+            if lines is not None:
+                loc.line, loc.end_line = _int(lines["a"]), _int(lines["b"])
             return loc
     if looks_like_path(token.rstrip(":")):
         loc.path = token.rstrip(":")
@@ -168,12 +197,6 @@ def _parse_place(text: str, default_path: str | None) -> Location:
     section, loc.line, loc.end_line = _section_and_lines(rest)
     loc.section = section or None
     return loc
-
-
-def _apply_lines(loc: Location, text: str) -> None:
-    match = _LINES_WORD.search(text)
-    if match is not None:
-        loc.line, loc.end_line = _int(match["a"]), _int(match["b"])
 
 
 def _section_and_lines(text: str) -> tuple[str, int | None, int | None]:
