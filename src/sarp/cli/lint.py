@@ -9,6 +9,7 @@ import click
 
 from sarp import DiagnosticSeverity
 from sarp.cli.common import dialect_option, format_diagnostic, parse_inputs
+from sarp.cli.output import echo, styled_code
 
 
 @click.command("lint")
@@ -30,8 +31,11 @@ def command(files: tuple[str, ...], dialect: str | None, strict: bool, fmt: str)
             failed = failed or diag.severity in failing
             if fmt == "json":
                 records.append({"file": name, **diag.model_dump(mode="json")})
-            else:
+            elif fmt == "github":
                 click.echo(format_diagnostic(name, diag, fmt))
+            else:
+                location, _, message = diag.format(name).partition(f" {diag.code} ")
+                echo(location, " ", styled_code(diag.code, diag.severity.value), " ", message)
     if fmt == "json":
         click.echo(json.dumps(records, indent=2, ensure_ascii=False))
     return 1 if failed else 0

@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from sarp.cli.common import dialect_option, parse_inputs
+from sarp.cli.output import echo, styled
 
 
 def _dump(result: Any, no_raw: bool) -> dict[str, Any]:
@@ -33,14 +34,15 @@ def command(files: tuple[str, ...], dialect: str | None, fmt: str, no_raw: bool)
         click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
     else:
         for result in results:
-            click.echo(f"{result.id}: {result.dialect} {result.status.value} "
-                       f"({result.conformance.value}, {result.delivery.value}), "
-                       f"{len(result.findings)} finding(s)")
+            echo(f"{result.id}: {result.dialect} ", styled(result.status.value),
+                 f" ({result.conformance.value}, {result.delivery.value}), "
+                 f"{len(result.findings)} finding(s)")
             for finding in result.findings:
                 where = finding.location.raw if finding.location else "-"
                 text = finding.title or finding.description or ""
-                click.echo(f"  {finding.id:<8} {finding.severity.value:<8} {where}  "
-                           f"{' '.join(text.split())[:100]}")
+                echo(f"  {finding.id:<8} ", styled(f"{finding.severity.value:<8}".rstrip()),
+                     " " * (9 - len(finding.severity.value)),
+                     f"{where}  {' '.join(text.split())[:100]}")
             for diag in result.diagnostics:
-                click.echo(diag.format(result.id or "-"), err=True)
+                echo(diag.format(result.id or "-"), err=True)
     return 0

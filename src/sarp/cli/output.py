@@ -1,0 +1,48 @@
+# All terminal output of the CLI goes through here: plain text when the stream is not a
+# terminal (pipes, files, tests), rich styling when it is. Agent text is never read as
+# rich markup (`[bold]` in a finding stays literal).
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+from rich.console import Console
+from rich.text import Text
+
+__all__ = ["echo", "styled", "styled_code"]
+
+SEVERITY_STYLES = {
+    "critical": "bold red", "major": "yellow", "minor": "cyan",
+    "error": "bold red", "warning": "yellow", "info": "dim",
+    "CLEAN": "green", "FINDINGS": "yellow", "PARTIAL": "magenta", "BLOCKED": "magenta",
+    "ERROR": "bold red",
+}
+
+
+def _stream(err: bool) -> TextIO:
+    return sys.stderr if err else sys.stdout
+
+
+def echo(*parts: str | tuple[str, str], err: bool = False) -> None:
+    """Write one line made of plain parts and (text, style) parts."""
+    stream = _stream(err)
+    if not stream.isatty():
+        stream.write("".join(p if isinstance(p, str) else p[0] for p in parts) + "\n")
+        return
+    text = Text()
+    for part in parts:
+        if isinstance(part, str):
+            text.append(part)
+        else:
+            text.append(part[0], style=part[1])
+    Console(file=stream, soft_wrap=True, highlight=False).print(text)
+
+
+def styled_code(code: str, severity: str) -> tuple[str, str]:
+    """A diagnostic code in the style of its severity."""
+    return code, SEVERITY_STYLES.get(severity, "")
+
+
+def styled(word: str) -> tuple[str, str]:
+    """`word` with the style its meaning has (a severity or a status)."""
+    return word, SEVERITY_STYLES.get(word, "")
