@@ -219,7 +219,8 @@ class JsonDialect:
             return
         b.envelope = True
         b.closing_seen = not truncated
-        read_object(b, value, base_line + text.count("\n", 0, span[0]))
+        start_line = base_line + text.count("\n", 0, span[0])
+        read_object(b, value, start_line, item_lines(text[span[0] : span[1]], start_line))
 
     def render(self, result: Result) -> str:
         data = result.model_dump(mode="json", exclude={
@@ -233,8 +234,45 @@ class JsonDialect:
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def read_object(b: Builder, obj: dict[str, Any], line: int) -> None:
-    """Map one decoded object onto the builder (aliases reported, leftovers in fields)."""
+def item_lines(text: str, first_line: int) -> list[int]:
+    """0-based line of each object directly inside the first array of `text`'s top-level
+    object (the findings list), by one scan that tracks strings and depth."""
+    lines: list[int] = []
+    depth = 0
+    line = first_line
+    quote = ""  # the quote that opened the string we are in, if any
+    escaped = in_array = False
+    for ch in text:
+        if ch == "\n":
+            line += 1
+        if quote:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == quote:
+                quote = ""
+            continue
+        if ch in "\"'":
+            quote = ch
+        elif ch in "{[":
+            depth += 1
+            if ch == "[" and depth == 2 and not lines and not in_array:
+                in_array = True
+            elif ch == "{" and depth == 3 and in_array:
+                lines.append(line)
+        elif ch in "}]":
+            depth -= 1
+            if in_array and depth < 2:
+                break
+    return lines
+
+
+def read_object(b: Builder, obj: dict[str, Any], line: int,
+                lines: list[int] | None = None) -> None:
+    """Map one decoded object onto the builder (aliases reported, leftovers in fields).
+
+    `lines` gives the line of each finding object where the scan found them."""
     for key, value in obj.items():
         target = RESULT_KEYS.get(key)
         if key in _IGNORED:
@@ -244,10 +282,10 @@ def read_object(b: Builder, obj: dict[str, Any], line: int) -> None:
             continue
         if target != key:
             b.diag("SARP408", line, written=key, canonical=target)
-        _assign(b, target, value, line)
+        _assign(b, target, value, line, lines or [])
 
 
-def _assign(b: Builder, target: str, value: Any, line: int) -> None:
+def _assign(b: Builder, target: str, value: Any, line: int, lines: list[int]) -> None:
     if target == "status":
         if isinstance(value, str):
             b.set_status(value, line)
@@ -260,7 +298,7 @@ def _assign(b: Builder, target: str, value: Any, line: int) -> None:
                    hint="Write findings as a list of objects.")
             value = [value] if value else []
         for n, item in enumerate(value):
-            _finding(b, item, n, line)
+            _finding(b, item, n, lines[n] if n < len(lines) else line)
         b.recovered = True
     elif target == "confidence":
         number = b.confidence_from(str(value)) if value is not None else None
