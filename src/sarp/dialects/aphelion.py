@@ -18,7 +18,7 @@ import re
 from typing import Any, Final
 
 from sarp.dialects import common
-from sarp.dialects.base import Builder, RawFinding
+from sarp.dialects.base import Builder, Matcher, RawFinding
 from sarp.dialects.prose import finding_head_line, read_prose_findings
 from sarp.model import Finding, Result, Severity, Status
 from sarp.text.inline import list_item, strip_emphasis, strip_markup
@@ -143,9 +143,9 @@ class AphelionDialect:
         prose_findings = list(b.findings) + after
         b.findings.clear()
         self._entries(b, entries)
-        items = list(b.findings)
+        items = Matcher(list(b.findings))
         for raw in prose_findings:
-            b.add_or_fill(raw, among=items)
+            b.add_or_fill(raw, items)
         self._checks(b, entries, end)
         if tail_prose:
             b.closing_seen = None  # prose after the block: its end tells

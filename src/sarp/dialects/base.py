@@ -37,7 +37,7 @@ from sarp.text.lines import Document
 from sarp.text.locations import parse_location
 from sarp.vocab import BY_CONTENT, CONFIDENCE_WORDS, SeverityReader, StatusValue, StatusVocab
 
-__all__ = ["Builder", "Dialect", "Policy", "RawFinding"]
+__all__ = ["Builder", "Dialect", "Matcher", "Policy", "RawFinding"]
 
 
 @dataclass(frozen=True)
@@ -191,17 +191,9 @@ class Builder:
         if finding.severity and not finding.structural:
             self.scale_words.append(finding.severity)
 
-    def add_or_fill(self, finding: RawFinding,
-                    among: list[RawFinding] | None = None) -> RawFinding:
-        """Add `finding` unless one of `among` (default: all) has its id or location;
-        then fill that one instead."""
-        pool = self.findings if among is None else among
-        target = None
-        if finding.id:
-            key = _id_key(finding.id)
-            target = next((f for f in pool if f.id and _id_key(f.id) == key), None)
-        if target is None:
-            target = self._match_by_location(finding, pool)
+    def add_or_fill(self, finding: RawFinding, among: Matcher) -> RawFinding:
+        """Add `finding` unless `among` holds one with its id or place; fill that instead."""
+        target = among.find(finding)
         if target is None:
             return self.add(finding)
         self._note_scale_word(finding)  # its word still tells the reply's scale
@@ -317,23 +309,18 @@ class Builder:
         return Status.ERROR if self.policy.missing_summary == "error" else Status.PARTIAL
 
     def _build_findings(self) -> list[Finding]:
-        by_id: dict[str, RawFinding] = {}
         if self.details and not any(raw.id for raw in self.findings):
             # Rows without ids are F1, F2, ... in order: `### F1 — ...` expands the first.
             for n, raw in enumerate(self.findings, 1):
                 raw.id = f"F{n}"
-        for raw in self.findings:
-            if raw.id:
-                by_id.setdefault(_id_key(raw.id), raw)
+        matcher = Matcher(self.findings)
         for finding_id, details in self.details:
-            target = by_id.get(_id_key(finding_id))
+            details.id = details.id or finding_id
+            target = matcher.find(details)
             if target is None:
-                target = self._match_by_location(details)
-            if target is None:
-                details.id = details.id or finding_id
                 self.diag("SARP212", details.line, id=finding_id)
                 self.findings.append(details)
-                by_id[_id_key(finding_id)] = details
+                matcher.add(details)
             else:
                 target.fill(details)
 
@@ -365,24 +352,6 @@ class Builder:
                 agent=raw.agent, line=raw.line + 1,
             ))
         return out
-
-    def _match_by_location(self, details: RawFinding,
-                           pool: list[RawFinding] | None = None) -> RawFinding | None:
-        """The one finding at the same path and line (ids, when both have one, must agree)."""
-        if not details.location:
-            return None
-        wanted = parse_location(details.location)
-        if wanted is None or wanted.path is None:
-            return None
-        for raw in self.findings if pool is None else pool:
-            if raw.id and details.id and _id_key(raw.id) != _id_key(details.id):
-                continue
-            if raw.location:
-                have = parse_location(raw.location)
-                if have is not None and have.line == wanted.line and _same_path(
-                        have.path, wanted.path):
-                    return raw
-        return None
 
     def _severity(self, reader: SeverityReader, raw: RawFinding, finding_id: str,
                   seen: set[str]) -> Severity:
@@ -431,6 +400,56 @@ class Builder:
             return True
         text = self.doc.lines[last].rstrip()
         return text.endswith((".", "!", "?", "|", ")", "`", "*", "---"))
+
+
+class Matcher:
+    """Finds the finding another reading of the same defect belongs to, in O(1) a look-up.
+
+    Same id means same finding. Otherwise the same place does: path (a path and the
+    same path under a longer prefix, `html/x.py` and `Lib/html/x.py`, agree) and line,
+    unless both have ids and they differ.
+    """
+
+    def __init__(self, pool: list[RawFinding]) -> None:
+        self._by_id: dict[str, RawFinding] = {}
+        self._by_place: dict[tuple[str, int], list[tuple[str, RawFinding]]] = {}
+        for raw in pool:
+            self.add(raw)
+
+    def add(self, raw: RawFinding) -> None:
+        if raw.id:
+            self._by_id.setdefault(_id_key(raw.id), raw)
+        place = _place(raw.location)
+        if place is not None:
+            path, line = place
+            self._by_place.setdefault((_basename(path), line), []).append((path, raw))
+
+    def find(self, raw: RawFinding) -> RawFinding | None:
+        if raw.id:
+            hit = self._by_id.get(_id_key(raw.id))
+            if hit is not None:
+                return hit
+        place = _place(raw.location)
+        if place is None:
+            return None
+        path, line = place
+        for other_path, other in self._by_place.get((_basename(path), line), ()):
+            if other.id and raw.id and _id_key(other.id) != _id_key(raw.id):
+                continue
+            if _same_path(path, other_path):
+                return other
+        return None
+
+
+def _place(text: str | None) -> tuple[str, int] | None:
+    location = parse_location(text) if text else None
+    if location is None or location.path is None or location.line is None:
+        return None
+    return location.path, location.line
+
+
+def _basename(path: str) -> str:
+    return path.rsplit("/", 1)[-1]
 
 
 def _same_path(a: str | None, b: str | None) -> bool:

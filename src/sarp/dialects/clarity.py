@@ -61,6 +61,7 @@ _METRIC_TYPE_HINTS: Final = {"Pair": "consistency", "Items": "verification",
                              "Sections": "digest", "Dimension": "consistency"}
 _INT: Final = re.compile(r"\d{1,9}")
 _BREAKDOWN: Final = re.compile(r"^(?P<head>[^()]{0,200}?)\s?\((?P<inner>[^()]{1,400})\)\s?$")
+_BOWSER_WORD: Final = re.compile(r"\W{0,4}(PASS|FAIL)\b")
 _STEPS_PROSE: Final = re.compile(r"(?P<passed>\d{1,4})\s?(?:of|/)\s?(?P<total>\d{1,4})\s"
                                  r"steps?", re.IGNORECASE)
 _PAIR_SPLIT: Final = re.compile(r"\s?[:=]\s?")
@@ -109,16 +110,17 @@ class ClarityDialect:
         i = counted = 0  # line index of `counted`, moved forward only (linear)
         while at >= 0:
             i += low.count("\n", counted, at)
-            counted = at
-            at = low.find("result", at + 6)
+            # each line is looked at once: go on from the start of the next line
+            counted = low.find("\n", at)
+            if counted < 0:
+                counted = len(low)
+            at = low.find("result", counted)
             line = doc.lines[i]
-            if _result_word(line) < 0:
-                continue
+            offset = _result_word(line)
+            if offset < 0 or line.lstrip()[:1] == ">":
+                continue  # not a summary line, or one quoted from another agent
             upper = line.upper()
-            is_bowser = "STEPS:" in upper or re.search(r"RESULT\W{0,4}:\W{0,4}(PASS|FAIL)\b",
-                                                       upper) is not None
-            if line.lstrip().startswith(">"):
-                continue  # quoted from another agent
+            is_bowser = "STEPS:" in upper or _BOWSER_WORD.match(upper, offset) is not None
             score = 60 if doc.is_text(i) else 10
             if "TYPE:" in upper:
                 score += 20
@@ -191,23 +193,27 @@ class ClarityDialect:
             status_word = head
         b.set_status(status_word, i)
         previous: str | None = None
+        reason_tail: list[str] = []  # a reason with pipes in it, joined once
         for segment in segments[1:]:
             if not segment:
                 continue
-            previous = self._metric(b, i, segment, previous)
+            previous = self._metric(b, i, segment, previous, reason_tail)
+        if reason_tail:
+            b.metrics["Reason"] = " | ".join([str(b.metrics["Reason"]), *reason_tail])
         if self.name == "bowser" and "Steps" not in b.metrics:
             self._steps_in_prose(b, text)
         self._type_checks(b, i)
 
-    def _metric(self, b: Builder, i: int, segment: str, previous: str | None) -> str | None:
+    def _metric(self, b: Builder, i: int, segment: str, previous: str | None,
+                reason_tail: list[str]) -> str | None:
         if segment.lower() in TYPES and "Type" not in b.metrics and b.result_type is None:
             b.result_type = segment.lower()  # a bare `consistency`: the type, unlabelled
             b.diag("SARP108", i, written=segment, canonical=f"Type: {segment.lower()}")
             return "Type"
         pair = _PAIR_SPLIT.split(segment, maxsplit=1)
         if len(pair) != 2 or not pair[0] or len(pair[0]) > 40 or " " in pair[0].strip()[:1]:
-            if previous == "Reason":  # a pipe inside the reason
-                b.metrics["Reason"] = f"{b.metrics['Reason']} | {segment}"
+            if previous == "Reason":  # a pipe inside the reason: joined in _summary
+                reason_tail.append(segment)
                 return previous
             b.metrics.setdefault("notes", []).append(segment)
             b.diag("SARP113", i, text=segment)
@@ -225,7 +231,7 @@ class ClarityDialect:
             for part in re.split(r"[,;]\s?", breakdown["inner"]):
                 inner = _PAIR_SPLIT.split(part.strip(), maxsplit=1)
                 if len(inner) == 2:
-                    self._metric(b, i, f"{inner[0]}: {inner[1]}", None)
+                    self._metric(b, i, f"{inner[0]}: {inner[1]}", None, [])
         b.metrics[canonical] = _number(value)
         return canonical
 

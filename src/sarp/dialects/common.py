@@ -392,13 +392,11 @@ def read_body(builder: Builder, raw: RawFinding, start: int, end: int) -> None:
     doc = builder.doc
     prose: list[str] = []
     current: str | None = None
+    more: dict[str, list[str]] = {}  # continuation lines per field, joined once at the end
     for i in range(start, end):
-        kind = doc.kinds[i]
         line = doc.lines[i]
-        if kind != PLAIN:
-            if kind == 3 and current is None:  # FENCED code sample: part of the prose
-                continue
-            continue
+        if doc.kinds[i] != PLAIN:
+            continue  # code samples stay in `raw`, not in the description
         text = list_item(line)
         candidate = text if text is not None else line.strip()
         pair = key_value(candidate)
@@ -416,18 +414,20 @@ def read_body(builder: Builder, raw: RawFinding, start: int, end: int) -> None:
                 current = None
             elif name == "agent":
                 raw.agent = strip_markup(value)
-            elif name in ("location", "counter_location"):
-                setattr(raw, name, value)
             else:
                 setattr(raw, name, value)
+                more[name] = []
         elif current in ("description", "impact", "suggestion") and text is None and (
             line.startswith(("  ", "\t"))
         ):
-            setattr(raw, current, f"{getattr(raw, current)} {line.strip()}".strip())
+            more[current].append(line.strip())
         else:
             current = None
             if candidate:
                 prose.append(strip_emphasis(candidate) if text is None else candidate)
+    for name, lines in more.items():
+        if lines:
+            setattr(raw, name, " ".join([getattr(raw, name) or "", *lines]).strip())
     if prose and not raw.description:
         raw.description = " ".join(prose)
     elif prose and raw.description and len(" ".join(prose)) > len(raw.description) * 2:
@@ -513,18 +513,17 @@ def path_token(text: str) -> bool:
 
 def bullets(doc: Document, start: int, end: int) -> list[tuple[int, str]]:
     """(line, text) of list items in [start, end), continuation lines folded in."""
-    out: list[tuple[int, str]] = []
+    items: list[tuple[int, list[str]]] = []  # parts joined once at the end: linear
     for i in range(start, end):
         if doc.kinds[i] != PLAIN:
             continue
         line = doc.lines[i]
         item = list_item(line)
         if item is not None:
-            out.append((i, item.strip()))
-        elif out and line.startswith(("  ", "\t")) and line.strip():
-            prev_line, prev = out[-1]
-            out[-1] = (prev_line, f"{prev} {line.strip()}")
-    return out
+            items.append((i, [item.strip()]))
+        elif items and line.startswith(("  ", "\t")) and line.strip():
+            items[-1][1].append(line.strip())
+    return [(i, " ".join(parts)) for i, parts in items]
 
 
 def section_text(doc: Document, start: int, end: int) -> str:

@@ -243,30 +243,32 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
         if item is None:
             i += 1
             continue
-        text, i = _fold(doc.lines, doc.kinds, i, end, item)
-        bullet = _BULLET.match(strip_emphasis(text))
-        id_first = _id_severity_head(strip_emphasis(text))
+        text, after = _fold(doc.lines, doc.kinds, i, end, item)
+        at, i = i, after  # the item starts at `at`; scanning goes on after its last line
+        plain = strip_emphasis(text)
+        bullet = _BULLET.match(plain)
+        id_first = _id_severity_head(plain)
         if id_first is not None:  # `- DR-001 (INCONSISTENCY) a.py:3 — text`
-            _add_item(b, i, id_first[0], f"{id_first[3]}: {id_first[1]}")
+            _add_item(b, at, id_first[0], f"{id_first[3]}: {id_first[1]}")
             count += 1
             continue
         if bullet is not None:
             sev = bullet["sev"] or bullet["sev2"]
             rest = bullet["rest"] if bullet["sev"] else bullet["rest2"]
             if normalise_word(sev) in SEVERITY_WORDS:
-                _add_item(b, i, sev, rest)
+                _add_item(b, at, sev, rest)
                 count += 1
                 continue
         if group is not None:
-            _add_item(b, i, group, text)
+            _add_item(b, at, group, text)
             count += 1
-        elif loose and common.location_in(text):
+        elif loose:
             # Unambiguous enough: an item about a place (it starts with one), or one
             # that names a place and a severity word.
-            said = _LOOSE_SEVERITY.search(text[:80])
-            place = common.location_in(text) or ""
-            if said is not None or strip_emphasis(text).lstrip("`*_ ").startswith(place):
-                _add_item(b, i, said.group(1) if said else None, text)
+            place = common.location_in(text)
+            said = _LOOSE_SEVERITY.search(text[:80]) if place else None
+            if place and (said is not None or plain.lstrip("`*_ ").startswith(place)):
+                _add_item(b, at, said.group(1) if said else None, text)
                 count += 1
     return count
 

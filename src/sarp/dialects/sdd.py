@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Final
 
 from sarp.dialects import common
-from sarp.dialects.base import Builder, RawFinding
+from sarp.dialects.base import Builder, Matcher, RawFinding
 from sarp.dialects.prose import read_prose_findings
 from sarp.model import Finding, Result, Severity, Status
 from sarp.text.inline import key_value, list_item, strip_emphasis, strip_markup
@@ -246,7 +246,8 @@ class SddDialect:
         failing that, when it has the row's severity word and shares at least two
         significant words with it; otherwise it is a finding of its own.
         """
-        table_rows = list(b.findings)
+        rows = _RowWords(b.findings)
+        matcher = Matcher(list(b.findings))
         for i, text in common.bullets(b.doc, start, end):
             if text.lower().strip(" .*_") in ("none", "n/a", "no issues", "none found"):
                 continue
@@ -265,13 +266,12 @@ class SddDialect:
             else:
                 raw.description = body
             raw.location = common.location_in(body)
-            twin = _restated_row(raw, table_rows)
+            twin = rows.restated(raw)
             if twin is not None:
-                table_rows.remove(twin)
                 raw.type = None
                 twin.fill(raw)
             else:
-                b.add_or_fill(raw, among=table_rows)
+                b.add_or_fill(raw, matcher)
 
     def render(self, result: Result) -> str:
         agent = result.agent or "agent"
@@ -330,19 +330,30 @@ def _words(*texts: str | None) -> set[str]:
     return {w.lower() for t in texts if t for w in _WORD.findall(t)}
 
 
-def _restated_row(issue: RawFinding, rows: list[RawFinding]) -> RawFinding | None:
-    if issue.id or issue.location:
-        return None  # matched (or not) by id and place in add_or_fill
-    words = _words(issue.title, issue.description)
-    severity = normalise_word(issue.severity or "")
-    best, best_shared = None, 1
-    for row in rows:
-        if normalise_word(row.severity or "") != severity:
-            continue
-        shared = len(words & _words(row.title, row.description))
-        if shared > best_shared:
-            best, best_shared = row, shared
-    return best
+class _RowWords:
+    """Table rows by severity word, with their significant words, for `restated`."""
+
+    LIMIT: Final = 64  # rows compared per issue: keeps the matching linear
+
+    def __init__(self, rows: list[RawFinding]) -> None:
+        self._open: dict[str, list[tuple[RawFinding, set[str]]]] = {}
+        for row in rows:
+            self._open.setdefault(normalise_word(row.severity or ""), []).append(
+                (row, _words(row.title, row.description)))
+
+    def restated(self, issue: RawFinding) -> RawFinding | None:
+        """The unmatched row with the issue's severity word that shares the most (at
+        least two) significant words with it; it is then matched and leaves the pool."""
+        if issue.id or issue.location:
+            return None  # matched (or not) by id and place in add_or_fill
+        words = _words(issue.title, issue.description)
+        candidates = self._open.get(normalise_word(issue.severity or ""), [])
+        best, best_shared = -1, 1
+        for n, (_row, row_words) in enumerate(candidates[: self.LIMIT]):
+            shared = len(words & row_words)
+            if shared > best_shared:
+                best, best_shared = n, shared
+        return candidates.pop(best)[0] if best >= 0 else None
 
 
 def _count_word(name: str) -> Callable[[list[Finding]], int]:

@@ -10,7 +10,9 @@ import re
 from typing import Final
 
 from sarp.dialects.base import Builder
+from sarp.dialects import common
 from sarp.dialects.prose import read_prose_findings
+from sarp.text.tables import find_tables
 from sarp.model import Result, Severity
 from sarp.text.lines import Document
 from sarp.text.write import location_text
@@ -36,6 +38,10 @@ class TextDialect:
 
     def parse(self, b: Builder) -> None:
         b.envelope_name = "result envelope (no protocol recognised)"
+        # a table with a Severity column is unambiguous; so is prose that names a place
+        for table in find_tables(b.doc):
+            if common.classify_table(table) == "findings":
+                common.read_finding_table(b, table)
         read_prose_findings(b, 0, len(b.doc.lines), loose=True)
 
     def render(self, result: Result) -> str:

@@ -99,15 +99,16 @@ class Document:
         doc.src = self.src
         doc.lines = self.lines
         doc._headings = None
-        doc.fences = [f for f in self.fences if f[0] != open_at]
-        doc.unclosed_fence = None if self.unclosed_fence == open_at else self.unclosed_fence
         kinds = list(self.kinds)
         end = close_at if close_at >= 0 else len(self.lines)
         kinds[open_at] = MARKER
         if close_at >= 0:
             kinds[close_at] = MARKER
-        doc.fences = [f for f in doc.fences if f[0] < open_at or f[0] > end]
-        doc.unclosed_fence = None
+        # Fences inside the block are found again below; those after it stand, and so
+        # does a fence left open after it (evidence of truncation).
+        doc.fences = [f for f in self.fences if f[0] < open_at or f[0] > end]
+        unclosed = self.unclosed_fence
+        doc.unclosed_fence = unclosed if unclosed is not None and unclosed > end else None
         inner = doc._classify(open_at + 1, end)
         kinds[open_at + 1 : end] = inner
         doc.kinds = kinds

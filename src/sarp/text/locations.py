@@ -32,6 +32,8 @@ _LINES_WORD: Final = re.compile(
     r"(?:\(\s?)?(?:lines?|L|ll?\.)\s?(?P<a>\d{1,9})(?:\s?(?:[-–]|to)\s?L?(?P<b>\d{1,9}))?\s?\)?",
     re.IGNORECASE,
 )
+_VERSUS: Final = re.compile(r" (?:vs\.?|versus|↔|<->) ", re.IGNORECASE)
+_COMMA: Final = re.compile(r"[,;] ?")
 _EXTENSION: Final = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
 _SECTION_ID: Final = re.compile(r"(?:§\s?|S)\d{1,3}(?:\.\d{1,3}){0,4}$")
 _SYMBOL: Final = re.compile(r"\(\s?(?:in\s)?`?(?P<s>[A-Za-z_][\w.]{0,120}?)(?:\(\))?`?\s?\)$")
@@ -56,28 +58,30 @@ def _int(text: str | None) -> int | None:
 
 
 def _split_places(text: str) -> list[str]:
-    """`a.py:3 vs b.py:9` -> two parts; `a.py:10, 20` -> `a.py:10`, `20`."""
-    lowered = text.lower()
-    for sep in (" vs. ", " vs ", " versus ", " ↔ ", " <-> "):
-        if sep in lowered:
-            idx = lowered.index(sep)
-            return [text[:idx], *_split_places(text[idx + len(sep) :])]
-    if "," in text or ";" in text:
-        parts = re.split(r"[,;]\s?", text)
-        head = parts[0]
-        out = [head]
-        for part in parts[1:]:
+    """`a.py:3 vs b.py:9` -> two parts; `a.py:10, 20` -> `a.py:10`, `20`.
+
+    One split on the separators, then a comma starts a new place only when what follows
+    it looks like one (a number, `path:line` or a path); otherwise the comma is text.
+    """
+    out: list[str] = []
+    for piece in _VERSUS.split(text):
+        if "," not in piece and ";" not in piece:
+            out.append(piece)
+            continue
+        groups: list[list[str]] = []
+        for part in _COMMA.split(piece):
             candidate = part.strip()
-            if not candidate:
+            if not groups:
+                groups.append([part])
+            elif not candidate:
                 continue
-            if _BARE_NUMBER.match(candidate) or _PATH_LINE.match(candidate) or looks_like_path(
-                candidate.split(" ", 1)[0]
-            ):
-                out.append(candidate)
+            elif _BARE_NUMBER.match(candidate) or _PATH_LINE.match(candidate) or \
+                    looks_like_path(candidate.split(" ", 1)[0]):
+                groups.append([candidate])
             else:
-                out[-1] = out[-1] + ", " + candidate
-        return out
-    return [text]
+                groups[-1].append(candidate)
+        out.extend(", ".join(group) for group in groups)
+    return out
 
 
 def parse_location(raw: str | None) -> Location | None:
