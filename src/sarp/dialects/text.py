@@ -9,12 +9,12 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from sarp.dialects.base import Builder
 from sarp.dialects import common
+from sarp.dialects.base import Builder
 from sarp.dialects.prose import read_prose_findings
-from sarp.text.tables import find_tables
 from sarp.model import Result, Severity
 from sarp.text.lines import Document
+from sarp.text.tables import find_tables
 from sarp.text.write import location_text
 
 __all__ = ["TEXT", "TextDialect"]
