@@ -114,3 +114,20 @@ def test_corpus_converts_stably(reply: Path) -> None:
         second = sarp.parse(sarp.render(first, target))
         assert second.content() == first.content(), target
         assert len(first.findings) == len(original.findings), target
+
+
+CONFORMANT = [p for p in replies() if sarp.parse(read_reply(p)).conformance
+              is Conformance.CONFORMANT]
+
+
+def test_some_corpus_replies_are_conformant() -> None:
+    assert len(CONFORMANT) >= 30
+
+
+@pytest.mark.parametrize("reply", CONFORMANT, ids=lambda p: str(p.relative_to(DATA)))
+def test_conformant_replies_round_trip_exactly(reply: Path) -> None:
+    """`parse(render(r)) == r` for every real reply that kept to its protocol."""
+    original = sarp.parse(read_reply(reply))
+    again = sarp.parse(sarp.render(original))
+    assert again.conformance is Conformance.CONFORMANT, again.diagnostics
+    assert again.content() == original.content()

@@ -87,7 +87,7 @@ OWN_FIELDS: Final = frozenset({"AGENT_RESULT", "STATUS", "NEXT", "BLOCKED_REASON
                                "BLOCKED_TARGET", "CURRENT_TASK"})
 _KEY: Final = re.compile(r"[ \t]*(?:\*\*)?(?P<key>[A-Za-z][A-Za-z0-9_]{1,48})(?:\*\*)?[ \t]?:"
                          r"(?:\*\*)?(?P<value>.{0,100000})$")
-_ITEM_ID: Final = re.compile(r"(?P<id>[A-Z][A-Za-z0-9]{0,9}(?:[-_][A-Za-z0-9]{1,10}){0,3})"
+_ITEM_ID: Final = re.compile(r"(?P<id>[A-Z][A-Za-z0-9]{0,9}(?:[-_][A-Za-z0-9]{1,10}){0,3}|\d{1,4})"
                              r"(?:\s?:\s|\s(?=[(`])|\s-\s)(?P<rest>.{0,100000})$")
 
 
@@ -211,7 +211,7 @@ class AphelionDialect:
                              severity_expected=word is not None, structural=True)
             ident = _ITEM_ID.match(text)
             rest = text
-            if ident is not None and common.is_id_like(ident["id"]):
+            if ident is not None and (common.is_id_like(ident["id"]) or ident["id"].isdigit()):
                 raw.id, rest = ident["id"], ident["rest"]
             elif ident is not None and ident["id"] in ("TC", "TEST", "CASE", "ID", "ITEM"):
                 rest = ident["rest"]  # a label, not an id
@@ -301,11 +301,33 @@ class AphelionDialect:
             lines.append(f"{key}:")
             for f in findings:
                 loc = location_text(f.location) if f.location else None
-                text = inline(f.description or f.title or "")
+                text = inline((f.description or f.title or "").split("\n\n", 1)[0])
                 body = f"{loc} - {text}" if loc else text
                 lines.append(f"  - {f.id}: {body}")
         lines.append(f"NEXT: {result.next or 'done'}")
-        return "\n".join(lines) + "\n"
+        prose = [line for f in result.findings for line in _prose_section(f)]
+        return "\n".join([*prose, *lines]) + "\n"
+
+
+def _prose_section(f: Finding) -> list[str]:
+    """What an item line cannot hold (title, impact, fix, more text), written as the
+    finding prose reviewers put before the block; parse merges it with the item by id."""
+    if f.type in ("failed-test", "failed-criterion"):
+        return []
+    more = (f.description or "").split("\n\n", 1)[1:]
+    bullets = [(label, value) for label, value in (
+        ("Location", location_text(f.location) if f.location else None),
+        ("Impact", f.impact), ("Fix", f.suggestion), ("Type", f.type),
+        ("Confidence", None if f.confidence is None else f"{f.confidence:g}"),
+        ("Agent", f.agent)) if value]
+    if not (f.title or more or len(bullets) > (f.location is not None)):
+        return []
+    word = _list_for(f).removesuffix("_ITEMS")
+    out = [f"### {word} {f.id}: {inline(f.title or '')}".rstrip()]
+    out.extend(f"- **{label}**: {inline(value)}" for label, value in bullets)
+    if more:
+        out.extend(["", inline(more[0])])
+    return [*out, ""]
 
 
 def _block_key(key: str) -> str:

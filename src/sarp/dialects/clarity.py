@@ -26,7 +26,7 @@ from sarp.model import ChecklistStatus, Finding, Result, Severity, Status
 from sarp.text.inline import key_value, strip_emphasis
 from sarp.text.lines import MARKER, Document
 from sarp.text.tables import find_tables
-from sarp.text.write import cell, location_text, table
+from sarp.text.write import inline, location_text, table
 from sarp.vocab import STATUS
 
 __all__ = ["BOWSER", "CLARITY", "ClarityDialect"]
@@ -295,6 +295,12 @@ class ClarityDialect:
                 continue
             pair = key_value(line.lstrip("-* ").strip() if line.startswith(("- ", "* "))
                              else line)
+            if pair is not None and dashed and pair[0].lower() not in _METADATA_ALIASES:
+                # inside the block, a key the protocol does not name is kept as written
+                b.metadata[pair[0].lower().replace(" ", "_")] = strip_emphasis(pair[1])
+                read += 1
+                end += 1
+                continue
             if pair is None or pair[0].lower() not in _METADATA_ALIASES:
                 if dashed and line.startswith(("#", "|")):
                     b.diag("SARP115", end - 1, end=end)
@@ -457,15 +463,18 @@ class ClarityDialect:
         metrics = _render_metrics(result, kind)
         lines = [" | ".join([f"RESULT: {word}", f"Type: {kind}", *metrics])]
         lines.append("---")
-        meta = {"protocol": "v1", **result.metadata}
+        meta = dict(result.metadata)
         if result.agent and "agent" not in meta:
             meta["agent"] = result.agent
+        if not meta:
+            meta["protocol"] = "v1"  # an empty block is no block: say the version
         for key, value in meta.items():
             lines.append(f"**{key.title()}**: {_scalar(value, key)}")
         lines.append("---")
         lines.append("")
-        # a verification reply's failed items are its findings: written once, as rows
-        derived = _derived_from_checklist(result) if kind == "verification" else set()
+        # a verification reply's failed items, and the failed rows of the test, criteria
+        # and step tables, are findings that parse derives again: written once, as rows
+        derived = common.derived_findings(result, checklist=kind == "verification")
         own = [f for f in result.findings if f.id not in derived]
         if result.checklist:
             lines.extend(table(("Item", "Status", "Notes"),
@@ -476,15 +485,22 @@ class ClarityDialect:
             lines.extend(table(FINDING_COLUMNS, [_finding_row(f) for f in own]))
             lines.append("")
             for f in own:
-                if f.title or f.impact:
-                    lines.append(f"### {f.id}: {f.title or f.id} ({f.severity.value})")
-                    if f.impact:
-                        lines.append(f"- **Impact**: {cell(f.impact)}")
-                    lines.append("")
+                lines.extend(_details(f))
+        for name in ("criteria", "tests", "steps"):
+            rows = result.fields.get(name)
+            if isinstance(rows, list) and rows and isinstance(rows[0], dict):
+                header = list(rows[0])
+                lines.extend([*table(header, [[r.get(h, "") for h in header] for r in rows]),
+                              ""])
+        for extra in result.fields.get("tables", []):
+            if isinstance(extra, dict) and extra.get("header"):
+                lines.extend([*table(extra["header"], extra.get("rows", [])), ""])
         return "\n".join(lines).rstrip() + "\n"
 
     def _render_bowser(self, result: Result) -> str:
-        word = "FAIL" if result.status is Status.FINDINGS else "PASS"
+        # PASS and FAIL are bowser's words; the statuses it has none for keep their own
+        word = {Status.CLEAN: "PASS", Status.FINDINGS: "FAIL"}.get(result.status,
+                                                                  result.status.value)
         steps = result.metrics.get("Steps")
         lines = [f"RESULT: {word} | Steps: {steps if steps is not None else '0/0'}"]
         rows = result.fields.get("steps")
@@ -580,16 +596,25 @@ def _scalar(value: object, key: str) -> str:
     return " ".join(str(value).split())
 
 
-def _derived_from_checklist(result: Result) -> set[str]:
-    items = {c.item for c in result.checklist
-             if c.status in (ChecklistStatus.MISSING, ChecklistStatus.PARTIAL)}
-    return {f.id for f in result.findings if f.title in items and f.type in ("missing",
-                                                                             "partial")}
-
-
 def _finding_row(f: Finding) -> list[str]:
+    summary = (f.description or "").split("\n\n", 1)[0]
     return [f.id, f.severity.value, f.type or "--", location_text(f.location),
-            location_text(f.counter_location), f.description or "", f.suggestion or ""]
+            location_text(f.counter_location), summary, f.suggestion or ""]
+
+
+def _details(f: Finding) -> list[str]:
+    """The `### F1: title (severity)` section: what the table row cannot hold."""
+    more = (f.description or "").split("\n\n", 1)[1:]
+    bullets = [(label, value) for label, value in (
+        ("Impact", f.impact), ("Confidence", None if f.confidence is None
+                               else f"{f.confidence:g}"), ("Agent", f.agent)) if value]
+    if not (f.title or more or bullets):
+        return []
+    out = [f"### {f.id}: {f.title or ''} ({f.severity.value})".replace(":  (", ": (")]
+    out.extend(f"- **{label}**: {inline(value)}" for label, value in bullets)
+    if more:
+        out.extend(["", inline(more[0])])
+    return [*out, ""]
 
 
 CLARITY: Final = ClarityDialect("clarity")

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from sarp.dialects.base import Builder, RawFinding
-from sarp.model import ChecklistItem, ChecklistStatus, Reference, Severity, build
+from sarp.model import ChecklistItem, ChecklistStatus, Reference, Result, Severity, build
 from sarp.text.inline import heading, key_value, list_item, strip_emphasis, strip_markup
 from sarp.text.lines import PLAIN, Document
 from sarp.text.locations import looks_like_path, parse_location
@@ -58,7 +58,7 @@ _DETAILS_HEAD: Final = re.compile(
     r"(?P<id>[A-Z][A-Za-z0-9]{0,9}(?:[-_][A-Za-z0-9]{1,10}){0,3}[-_]?\d{1,5})\s?[:.)—–-]\s?"
     r"(?P<title>.{0,400})$"
 )
-_TRAILING_SEVERITY: Final = re.compile(r"\s[(\[](?P<sev>[^()\[\]]{1,30})[)\]]\s?$")
+_TRAILING_SEVERITY: Final = re.compile(r"(?:^|\s)[(\[](?P<sev>[^()\[\]]{1,30})[)\]]\s?$")
 NO_VALUE: Final = frozenset({"", "-", "--", "—", "–", "n/a", "na", "none", "null", "?"})
 _FAIL_WORDS: Final = frozenset({"fail", "failed", "failing", "failure", "error", "errored",
                                 "broken", "no", "❌", "✗", "x", "red", "not met", "unmet",
@@ -529,3 +529,25 @@ def bullets(doc: Document, start: int, end: int) -> list[tuple[int, str]]:
 def section_text(doc: Document, start: int, end: int) -> str:
     """The text of lines [start, end) with fences kept, trimmed of blank edges."""
     return "\n".join(doc.lines[start:end]).strip()
+
+
+_TABLE_FAILURES: Final = {"failed-test": "tests", "failed-criterion": "criteria",
+                          "failed-step": "steps"}
+
+
+def derived_findings(result: Result, *, checklist: bool,
+                     tables: tuple[str, ...] = ("tests", "criteria", "steps")) -> set[str]:
+    """Ids of findings that parsing derives from a table the renderer writes: failed
+    rows of the `tables` it writes from `fields` and, with `checklist`, the checklist's
+    partial and missing items. The renderer writes those tables and not these findings,
+    or the next parse would count them twice."""
+    failed_items = {c.item for c in result.checklist if c.status in (
+        ChecklistStatus.MISSING, ChecklistStatus.PARTIAL)} if checklist else set()
+    out = set()
+    for f in result.findings:
+        source = _TABLE_FAILURES.get(f.type or "")
+        if source in tables and isinstance(result.fields.get(source), list):
+            out.add(f.id)
+        elif f.type in ("missing", "partial") and f.title in failed_items:
+            out.add(f.id)
+    return out

@@ -100,6 +100,9 @@ class SddDialect:
                     b.fields.setdefault("title", sec.title)
                     break
         status_found = False
+        # sections holding a table sarp reads into the model are not also kept as text
+        read_tables = [t.header_line for t in find_tables(doc)
+                       if common.classify_table(t) in _MODEL_TABLES]
         for sec in secs:
             key = _title_key(sec.title)
             if key.startswith("status"):
@@ -108,7 +111,8 @@ class SddDialect:
                 b.envelope = True
                 self._section(b, key, sec.line, sec.end)
             elif sec.level >= 3 and key not in b.fields and not key.startswith(
-                    ("issues detected", "issue details", "compliance")):
+                    ("issues detected", "issue details", "compliance")) and not any(
+                    sec.line < t < sec.end for t in read_tables):
                 b.fields[sec.title.strip()] = common.section_text(doc, sec.line + 1, sec.end)
         if not status_found:
             status_found = self._bold_status(b)
@@ -279,47 +283,101 @@ class SddDialect:
         title = written[: -len(" Result")] if written.endswith(" Result") else " ".join(
             w.capitalize() for w in agent.split("-"))
         word = {Status.PARTIAL: "PARTIAL", Status.ERROR: "FAILED",
-                Status.BLOCKED: "PARTIAL"}.get(result.status, "SUCCESS")
+                Status.BLOCKED: "BLOCKED"}.get(result.status, "SUCCESS")
         lines = [f"## {title} Result", "", "### Status", word, ""]
         if result.summary:
             lines += ["### Summary", result.summary, ""]
-        if result.findings:
-            lines += ["### Findings", "", "#### Issues Detected"]
-            typed = any(f.type and f.type != "issue" for f in result.findings)
-            header = [*ISSUE_COLUMNS, "Category"] if typed else list(ISSUE_COLUMNS)
-            rows = []
-            for f in result.findings:
-                row = [f.id, f.description or "", location_text(f.location) if f.location
-                       else "--", _WORD_FOR[f.severity],
-                       f"{f.confidence:g}" if f.confidence is not None else ""]
-                if typed:
-                    row.append(f.type or "")
-                rows.append(row)
-            lines += table(header, rows)
-            lines.append("")
-            details = [f for f in result.findings if f.title or f.impact or f.suggestion]
+        derived = common.derived_findings(result, checklist=True, tables=("tests",))
+        issues = [f for f in result.findings if f.type == "issue"]
+        rows = [f for f in result.findings if f.id not in derived and f.type != "issue"]
+        if rows or result.checklist or result.fields.get("tests"):
+            lines += ["### Findings", ""]
+        if rows:
+            lines += ["#### Issues Detected", *_issue_table(rows), ""]
+            details = [line for f in rows for line in _issue_details(f)]
             if details:
-                lines += ["#### Issue Details", ""]
-                for f in details:
-                    lines.append(f"**{f.id}: {inline(f.title or f.id)}**")
-                    if f.impact:
-                        lines.append(f"**Risk**: {inline(f.impact)}")
-                    if f.suggestion:
-                        lines.append(f"**Fix**: {inline(f.suggestion)}")
-                    lines.append("")
+                lines += ["#### Issue Details", "", *details]
+        if result.checklist:
+            lines += ["#### Compliance Check", *table(
+                ("Standard", "Status", "Notes"),
+                [(c.item, _CHECK_WORD.get(c.status.value, c.status.value), c.notes or "")
+                 for c in result.checklist]), ""]
+        tests = result.fields.get("tests")
+        if isinstance(tests, list) and tests and isinstance(tests[0], dict):
+            header = list(tests[0])
+            lines += ["#### Test Results", *table(header, [[t.get(h, "") for h in header]
+                                                           for t in tests]), ""]
         if result.references:
             lines += ["### Key References", *table(
                 ("Item", "Location", "Relevance"),
                 [(r.item, location_text(r.location) if r.location else "--", r.relevance or "")
                  for r in result.references]), ""]
-        if result.confidence is not None:
-            lines += ["### Confidence", f"{result.confidence:g}", ""]
+        confidence = result.metadata.get("confidence")
+        if confidence is None and result.confidence is not None:
+            confidence = f"{result.confidence:g}"
+        if confidence is not None:
+            lines += ["### Confidence", str(confidence), ""]
+        if issues:
+            lines += ["### Issues", *[_issue_line(f) for f in issues], ""]
         if result.next_steps:
             lines += ["### Next Steps", *[f"{n}. {s}" for n, s in enumerate(
                 result.next_steps, 1)], ""]
         if result.blockers:
             lines += ["### Blockers", *[f"- {s}" for s in result.blockers], ""]
+        details_table = result.fields.get("error_details")
+        if isinstance(details_table, dict) and details_table:
+            lines += ["### Error Details", *table(("Aspect", "Value"),
+                                                  list(details_table.items())), ""]
+        for key, value in result.fields.items():
+            if key in _OWN_FIELDS or not isinstance(value, str):
+                continue
+            lines += [f"### {_SECTION_TITLES.get(key, key)}", value, ""]
         return "\n".join(lines).rstrip() + "\n"
+
+
+_MODEL_TABLES: Final = frozenset({"findings", "checklist", "criteria", "tests"})
+_CHECK_WORD: Final = {"applied": "PASS", "missing": "FAIL"}
+_OWN_FIELDS: Final = frozenset({"title", "tests", "error_details"})
+_SECTION_TITLES: Final = {"attempted actions": "Attempted Actions",
+                          "recovery options": "Recovery Options",
+                          "root cause analysis": "Root Cause Analysis"}
+
+
+def _issue_table(findings: list[Finding]) -> list[str]:
+    typed = any(f.type for f in findings)
+    header = [*ISSUE_COLUMNS, "Category"] if typed else list(ISSUE_COLUMNS)
+    rows = []
+    for f in findings:
+        row = [f.id, (f.description or "").split("\n\n", 1)[0],
+               location_text(f.location) if f.location else "--", _WORD_FOR[f.severity],
+               f"{f.confidence:g}" if f.confidence is not None else ""]
+        if typed:
+            row.append(f.type or "")
+        rows.append(row)
+    return table(header, rows)
+
+
+def _issue_details(f: Finding) -> list[str]:
+    """`**SEC-001: title**` with Risk and Fix: what a table row cannot hold."""
+    more = (f.description or "").split("\n\n", 1)[1:]
+    if not (f.title or f.impact or f.suggestion or more):
+        return []
+    out = [f"**{f.id}: {inline(f.title or '')}**".replace(": **", ":**")]
+    if more:
+        out.append(inline(more[0]))
+    if f.impact:
+        out.append(f"**Risk**: {inline(f.impact)}")
+    if f.suggestion:
+        out.append(f"**Fix**: {inline(f.suggestion)}")
+    return [*out, ""]
+
+
+def _issue_line(f: Finding) -> str:
+    """`- name: description | Severity: important`, the Issues section's form."""
+    name = f.title or (f.id if not re.fullmatch(r"F\d+", f.id) else "")
+    text = inline(f.description or "")
+    body = f"{inline(name)}: {text}" if name else text
+    return f"- {body} | Severity: {_WORD_FOR[f.severity].lower()}"
 
 
 _ID_TOKEN: Final = re.compile(r"[A-Z][A-Z0-9]{0,9}-\d{1,5}")
