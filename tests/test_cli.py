@@ -90,7 +90,7 @@ def test_lint_warnings_exit_0_unless_strict(files: dict[str, str],
     assert main(["lint", files["drifted.md"]]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == (f"{files['drifted.md']}:3:1: SARP104 summary line is not the first line;"
-                      " 1 line(s) before it skipped")
+                      " 1 line(s) before it read as part of the reply")
     assert f"{files['drifted.md']}:8:1: SARP205 row F2 has 6 of 7 cells; Suggestion left empty" \
         in out
     assert main(["lint", "--strict", files["drifted.md"]]) == 1
@@ -110,11 +110,11 @@ def test_lint_json_and_github(files: dict[str, str], capsys: pytest.CaptureFixtu
     assert records[0] == {
         "file": files["drifted.md"], "code": "SARP104", "severity": "info", "line": 3,
         "column": 1, "message": "summary line is not the first line; 1 line(s) before it"
-        " skipped", "hint": "Make the RESULT line the first line of the reply."}
+        " read as part of the reply", "hint": "Make the RESULT line the first line of the reply."}
     assert main(["lint", files["drifted.md"], "--format", "github"]) == 0
     first = capsys.readouterr().out.splitlines()[0]
     assert first == (f"::notice file={files['drifted.md']},line=3,col=1,title=SARP104::summary"
-                     " line is not the first line; 1 line(s) before it skipped")
+                     " line is not the first line; 1 line(s) before it read as part of the reply")
 
 
 def test_convert(files: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:

@@ -60,7 +60,7 @@ def test_appendix_a() -> None:
     ]
     messages = [d["message"] for d in data["diagnostics"]]
     assert messages == [
-        "summary line is not the first line; 1 line(s) before it skipped",
+        "summary line is not the first line; 1 line(s) before it read as part of the reply",
         "the summary line says Findings: 3 but 2 findings found",
         "no metadata block (Protocol, Agent, Assigned, Scope, Coverage, Confidence)",
         "severity 'Major' normalised to 'major'",

@@ -45,8 +45,8 @@ _TABLE: Final[tuple[Code, ...]] = (
          "Do not wrap the reply in a code fence."),
     Code("SARP005", INFO, "the {what} is inside a code fence on line {open}; read from there",
          "Write the result block as plain text, not inside a code fence."),
-    Code("SARP009", ERROR, "sarp could not read this reply ({error}); it is kept unparsed."
-         " Please report this as a sarp bug"),
+    Code("SARP009", ERROR, "sarp could not read this reply ({error}); no finding was"
+         " recovered and the text is kept in raw. Please report this as a sarp bug"),
     # 1xx envelope and summary line
     Code("SARP101", WARNING, "no {what} found; status set to {status} by the missing_summary"
          " policy", "Begin the reply with the summary line."),
@@ -54,7 +54,7 @@ _TABLE: Final[tuple[Code, ...]] = (
          "Use one of: {allowed}."),
     Code("SARP103", INFO, "status {word!r} read as {status}", "Write the status as {expected}."),
     Code("SARP104", INFO, "summary line is not the first line; {count} line(s) before it"
-         " skipped", "Make the RESULT line the first line of the reply."),
+         " read as part of the reply", "Make the RESULT line the first line of the reply."),
     Code("SARP105", INFO, "summary line is the last line instead of the first",
          "Make the RESULT line the first line of the reply."),
     Code("SARP106", WARNING, "{count} summary lines found; using the one on line {used}",

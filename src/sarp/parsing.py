@@ -63,8 +63,7 @@ def _parse(text: str, forced: str | None, policy: Policy) -> Result:
     whole = doc.whole_fence()
     if whole is not None:
         open_at, close_at = whole
-        marker = doc.lines[open_at].strip().lstrip("`~").strip().lower()
-        info = marker
+        info = doc.lines[open_at].strip().lstrip("`~").strip().lower()
         if close_at < 0:
             truncation.append(("the code fence around the reply is never closed",
                                doc.last_nonblank()))

@@ -273,12 +273,11 @@ def _test_analyzer(word: str) -> Severity | None:
 
 
 def _type_design(word: str) -> Severity | None:
-    nums = [n for n in _numbers(word) if (n <= 10 and n != 10) or n == 10]
-    if not nums:
+    """The worst of the four 1-10 dimension ratings decides (seed 001)."""
+    ratings = [n for n in _numbers(word) if n <= 10]
+    if not ratings:
         return None
-    worst = min(n for n in nums if n <= 10) if any(n <= 10 for n in nums) else None
-    if worst is None:
-        return None
+    worst = min(ratings)
     return CRIT if worst <= 3 else MAJOR if worst <= 6 else MINOR
 
 
@@ -379,11 +378,12 @@ class SeverityReader:
         if word in self.dialect_words:
             return SeverityReading(self.dialect_words[word], "canonical")
         key = normalise_word(word)
-        for spelling, sev in self.dialect_words.items():
-            if spelling.lower() == key:
-                kind = "canonical" if not self.case_sensitive else "case"
-                if self._scale is None and self._agent is None:
-                    return SeverityReading(sev, kind)
+        # a dialect word in another case (`Major`): read before a scale only when the
+        # reply has no scale of its own
+        other_case = {s.lower(): sev for s, sev in self.dialect_words.items()}.get(key)
+        case_kind = "case" if self.case_sensitive else "canonical"
+        if other_case is not None and self._scale is None and self._agent is None:
+            return SeverityReading(other_case, case_kind)
         if self._agent is not None:
             by_agent = self._agent[1](word)
             if by_agent is not None:
@@ -392,9 +392,8 @@ class SeverityReader:
             rank = self._scale.rank_of(key)
             if rank is not None:
                 return SeverityReading(self._scale.severity(rank), "scale", self._scale.name)
-        for spelling, sev in self.dialect_words.items():
-            if spelling.lower() == key:
-                return SeverityReading(sev, "canonical" if not self.case_sensitive else "case")
+        if other_case is not None:
+            return SeverityReading(other_case, case_kind)
         if key in _DEFAULT_ALIASES:
             return SeverityReading(_DEFAULT_ALIASES[key], "alias", "default alias")
         head = key.split(" ", 1)[0] if key else key

@@ -19,10 +19,10 @@ from typing import Any, Final
 
 from sarp.dialects import common
 from sarp.dialects.base import Builder, Matcher, RawFinding
-from sarp.dialects.prose import finding_head_line, read_prose_findings
+from sarp.dialects.prose import read_prose_findings
 from sarp.model import Finding, Result, Severity, Status
 from sarp.text.inline import list_item, strip_emphasis, strip_markup
-from sarp.text.lines import MARKER, PLAIN, Document
+from sarp.text.lines import MARKER, Document
 from sarp.text.locations import looks_like_path
 from sarp.text.tables import find_tables
 from sarp.text.write import inline, location_text
@@ -86,10 +86,7 @@ NUMERIC_KEYS: Final = frozenset({*COUNTS, "TOTAL", "PASSED", "FAILED", "SKIPPED"
 OWN_FIELDS: Final = frozenset({"AGENT_RESULT", "STATUS", "NEXT", "BLOCKED_REASON",
                                "BLOCKED_TARGET", "CURRENT_TASK"})
 _KEY: Final = re.compile(r"[ \t]*(?:\*\*)?(?P<key>[A-Za-z][A-Za-z0-9_]{1,48})(?:\*\*)?[ \t]?:"
-                         r"(?:\*\*)?(?P<value>.{0,100000})$")
-_ITEM_ID: Final = re.compile(r"(?P<id>[A-Z][A-Za-z0-9]{0,9}(?:[-_][A-Za-z0-9]{1,10}){0,3}|\d{1,4})"
-                             r"(?:\s?:\s|\s(?=[(`])|\s-\s)(?P<rest>.{0,100000})$")
-
+                         r"(?:\*\*)?")
 
 def _block_start(doc: Document) -> int:
     for i, line in enumerate(doc.lines):
@@ -209,12 +206,12 @@ class AphelionDialect:
                 continue
             raw = RawFinding(line=item_line, severity=word, default=default, type=kind,
                              severity_expected=word is not None, structural=True)
-            ident = _ITEM_ID.match(text)
+            ident = common.item_id(text)
             rest = text
-            if ident is not None and (common.is_id_like(ident["id"]) or ident["id"].isdigit()):
-                raw.id, rest = ident["id"], ident["rest"]
-            elif ident is not None and ident["id"] in ("TC", "TEST", "CASE", "ID", "ITEM"):
-                rest = ident["rest"]  # a label, not an id
+            if ident is not None and (common.is_id_like(ident[0]) or ident[0].isdigit()):
+                raw.id, rest = ident
+            elif ident is not None and ident[0] in ("TC", "TEST", "CASE", "ID", "ITEM"):
+                rest = ident[1]  # a label, not an id
             head, sep, tail = rest.partition(" - ")
             if not sep:
                 head, sep, tail = rest.partition(" — ")
@@ -399,15 +396,6 @@ def _text(value: Any) -> str:
     return str(value) if value is not None else ""
 
 
-def _next_head(doc: Document, start: int, end: int) -> int:
-    for i in range(start + 1, end):
-        line = doc.lines[i].strip()
-        if doc.kinds[i] == PLAIN and (line.startswith("#") or finding_head_line(line)
-                                      or "AGENT_RESULT" in line):
-            return i
-    return end
-
-
 def _read_block(doc: Document, start: int) -> tuple[list[tuple[int, str, Any]], int]:
     """The block's (line, KEY, value) entries, lists as [(line, item)], and its last line.
 
@@ -418,8 +406,9 @@ def _read_block(doc: Document, start: int) -> tuple[list[tuple[int, str, Any]], 
     lines = doc.lines
     entries: list[tuple[int, str, Any]] = []
     first = lines[start].strip().strip("`")
-    head = _KEY.match(first.replace("**", ""))
-    entries.append((start, "AGENT_RESULT", head["value"].strip() if head else ""))
+    first = first.replace("**", "")
+    head = _KEY.match(first)
+    entries.append((start, "AGENT_RESULT", first[head.end() :].strip() if head else ""))
     i = start + 1
     last = start
     current: tuple[int, str] | None = None
@@ -458,15 +447,17 @@ def _read_block(doc: Document, start: int) -> tuple[list[tuple[int, str, Any]], 
             continue
         blank_run = 0
         indented = raw.startswith((" ", "\t"))
-        match = _KEY.match(raw.replace("**", "")) if not indented or current is None else None
+        keyed = raw.replace("**", "")
+        match = _KEY.match(keyed) if not indented or current is None else None
         if match is None and indented and current is None:
-            match = _KEY.match(raw.strip().replace("**", ""))
+            keyed = keyed.strip()
+            match = _KEY.match(keyed)
         if (match is not None and not indented) or (match is not None and current is None):
             close()
             key = match["key"].upper()
             if key != match["key"]:
                 case_drift.append(i)
-            value = match["value"].strip()
+            value = keyed[match.end() :].strip()
             if value in ("|", ">", "|-", ">-"):
                 current, scalar = (i, key), []
             elif value == "":

@@ -26,7 +26,6 @@ from sarp.model import (
     Diagnostic,
     DiagnosticSeverity,
     Finding,
-    Location,
     Reference,
     Result,
     Severity,
@@ -472,7 +471,3 @@ def _id_key(finding_id: str) -> str:
 
 def _diag_key(diag: Diagnostic) -> tuple[int, str]:
     return (diag.line or 0, diag.code)
-
-
-def location_of(text: str | None) -> Location | None:
-    return parse_location(text)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from sarp.dialects import common
-from sarp.dialects.base import Builder
+from sarp.dialects.base import Builder, RawFinding
 from sarp.dialects.prose import read_prose_findings
 from sarp.model import ChecklistStatus, Finding, Result, Severity, Status
 from sarp.text.inline import key_value, strip_emphasis
@@ -182,7 +182,7 @@ class ClarityDialect:
         segments = [s.strip() for s in text.split(separator)]
         head = segments[0].strip(" *_`")
         status_word, _, rest = head.partition(" ")
-        if rest.strip().startswith(("—", "-", "(", "–", ",")) or rest.strip():
+        if rest.strip():
             # `COMPLETE — 12/12 sections read`: the word, then prose
             status_word = status_word.strip(",.;:")
             note = rest.strip(" —–-,")
@@ -243,7 +243,6 @@ class ClarityDialect:
 
     def _type_checks(self, b: Builder, i: int) -> None:
         if self.name == "bowser":
-            b.result_type = b.result_type or None
             if "Steps" not in b.metrics:
                 b.diag("SARP109", i, name="Steps", result_type="bowser",
                        expected="RESULT: PASS|FAIL | Steps: <passed>/<total>")
@@ -406,7 +405,6 @@ class ClarityDialect:
         """Failed steps without a step table: `❌` list items, else the metrics."""
         if self.name != "bowser" or b.findings or (b.status_word or "").upper() != "FAIL":
             return
-        from sarp.dialects.base import RawFinding
 
         for i, text in common.bullets(b.doc, 0, len(b.doc.lines)):
             plain = strip_emphasis(text)
@@ -420,8 +418,6 @@ class ClarityDialect:
         steps = _fraction(b.metrics.get("Steps"))
         title = str(failed).strip('"') if failed else None
         if title or (steps and steps[0] < steps[1]):
-            from sarp.dialects.base import RawFinding
-
             b.add(RawFinding(line=b.envelope_line, type="failed-step",
                              title=title or f"step {steps[0] + 1 if steps else '?'} failed",
                              default=Severity.MAJOR, severity_expected=False))

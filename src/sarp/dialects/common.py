@@ -14,7 +14,7 @@ from sarp.dialects.base import Builder, RawFinding
 from sarp.model import ChecklistItem, ChecklistStatus, Reference, Result, Severity, build
 from sarp.text.inline import heading, key_value, list_item, strip_emphasis, strip_markup
 from sarp.text.lines import PLAIN, Document
-from sarp.text.locations import looks_like_path, parse_location
+from sarp.text.locations import parse_location
 from sarp.text.tables import Table
 
 __all__ = [
@@ -53,11 +53,16 @@ COLUMN: Final[dict[str, str]] = {
     "agent": "agent", "reporter": "agent", "reported by": "agent",
     "line": "line", "lines": "line", "line(s)": "line",
 }
-_ID_LIKE: Final = re.compile(r"[A-Z][A-Z0-9]{0,9}(?:[-_][A-Z0-9]{1,10}){0,3}[-_]?\d{1,5}[a-z]?$")
-_DETAILS_HEAD: Final = re.compile(
-    r"(?P<id>[A-Z][A-Za-z0-9]{0,9}(?:[-_][A-Za-z0-9]{1,10}){0,3}[-_]?\d{1,5})\s?[:.)—–-]\s?"
-    r"(?P<title>.{0,400})$"
-)
+# A finding id: a short label, then a number (F1, SEC-001, QA_12, RV-2b). LABEL is the
+# label alone, which leads list items without being an id (`TC: name - error`).
+LABEL: Final = r"[A-Z][A-Za-z0-9]{0,9}(?:[-_][A-Za-z0-9]{1,10}){0,3}"
+ID: Final = LABEL + r"[-_]?\d{1,5}"
+_ID_LIKE: Final = re.compile(ID + r"[a-z]?$")
+_DETAILS_HEAD: Final = re.compile(rf"(?P<id>{ID})\s?[:.)—–-]\s?(?P<title>.{{0,400}})$")
+# `ID: text`, `ID (text`, `ID `text``, `ID - text`: the id that leads a list item
+_ITEM_HEAD: Final = re.compile(rf"(?P<id>{LABEL}|\d{{1,4}})(?:\s?:\s|\s(?=[(`])|\s-\s)")
+STATUS_COLUMNS: Final = ("status", "result", "outcome", "pass/fail", "verdict", "state")
+PLACE_COLUMNS: Final = ("location", "file", "where", "path")
 _TRAILING_SEVERITY: Final = re.compile(r"(?:^|\s)[(\[](?P<sev>[^()\[\]]{1,30})[)\]]\s?$")
 NO_VALUE: Final = frozenset({"", "-", "--", "—", "–", "n/a", "na", "none", "null", "?"})
 _FAIL_WORDS: Final = frozenset({"fail", "failed", "failing", "failure", "error", "errored",
@@ -108,8 +113,7 @@ def classify_table(table: Table) -> str:
     first = keys[0] if keys else ""
     if "severity" in fields:
         return "findings"
-    has_status = any(k in ("status", "result", "outcome", "pass/fail", "verdict", "state")
-                     for k in keys)
+    has_status = any(k in STATUS_COLUMNS for k in keys)
     if {"item", "location", "relevance"} <= set(keys) or (
         first in ("item", "name", "symbol", "entry") and "relevance" in keys
     ):
@@ -159,7 +163,7 @@ def read_finding_table(builder: Builder, table: Table, *, default: Severity = Se
             builder.diag("SARP208", table.header_line, column=column.replace("_", "-").title(),
                          columns=", ".join(table.header))
     keys = table.column_keys()
-    status_col = _column(keys, "status", "result", "outcome", "verdict", "state")
+    status_col = _column(keys, *STATUS_COLUMNS)
     out: list[RawFinding] = []
     for n, row in enumerate(table.rows):
         if not any(row.cells):
@@ -197,7 +201,7 @@ def read_finding_table(builder: Builder, table: Table, *, default: Severity = Se
             raw.location = None
             for other, cell in zip(fields, cells, strict=False):
                 if other not in ("location", "counter_location", "id", "severity"):
-                    found = _location_in(cell)
+                    found = location_in(cell)
                     if found:
                         raw.location = found
                         break
@@ -222,7 +226,8 @@ def is_pass(cell: str) -> bool:
 
 
 def is_skip(cell: str) -> bool:
-    return _status_word(cell) in _SKIP_WORDS or _status_word(cell).startswith("skip")
+    word = _status_word(cell)
+    return word in _SKIP_WORDS or word.startswith("skip")
 
 
 _CHECKLIST: Final[dict[str, ChecklistStatus]] = {
@@ -281,9 +286,9 @@ def read_checklist_table(builder: Builder, table: Table, *, failures_are_finding
     keys = table.column_keys()
     item_col = _column(keys, "item", "check", "claim", "requirement", "standard", "criteri",
                        "acceptance", "rule", "control", "checklist")
-    status_col = _column(keys, "status", "result", "outcome", "pass/fail", "verdict", "state")
+    status_col = _column(keys, *STATUS_COLUMNS)
     notes_col = _column(keys, "note", "evidence", "detail", "comment", "finding", "reason")
-    loc_col = _column(keys, "location", "file", "where", "path")
+    loc_col = _column(keys, *PLACE_COLUMNS)
     if item_col < 0:
         item_col = 0
     for n, row in enumerate(table.rows):
@@ -298,7 +303,7 @@ def read_checklist_table(builder: Builder, table: Table, *, failures_are_finding
             item=item, status=status, native_status=strip_markup(written) or None, notes=notes))
         if failures_are_findings and status in (ChecklistStatus.MISSING,
                                                 ChecklistStatus.PARTIAL):
-            location = cells[loc_col] if loc_col >= 0 else _location_in(notes or item)
+            location = cells[loc_col] if loc_col >= 0 else location_in(notes or item)
             builder.add(RawFinding(
                 line=row.line, type=f"{status.value}" if kind == "check" else f"failed-{kind}",
                 title=item, description=notes, location=location,
@@ -314,10 +319,10 @@ def read_tests_table(builder: Builder, table: Table, kind: str) -> list[dict[str
                        "scenario", "case")
     if name_col < 0:
         name_col = 0
-    status_col = _column(keys, "status", "result", "outcome", "pass/fail", "verdict", "state")
+    status_col = _column(keys, *STATUS_COLUMNS)
     notes_col = _column(keys, "note", "evidence", "error", "detail", "reason", "message",
                         "comment", "observ", "expected", "actual")
-    loc_col = _column(keys, "location", "file", "where", "path")
+    loc_col = _column(keys, *PLACE_COLUMNS)
     rows: list[dict[str, str]] = []
     for n, row in enumerate(table.rows):
         if not any(row.cells):
@@ -331,7 +336,7 @@ def read_tests_table(builder: Builder, table: Table, kind: str) -> list[dict[str
             notes = cells[notes_col] if notes_col >= 0 and cells[notes_col] else None
             location = cells[loc_col] if loc_col >= 0 else None
             if location is None and kind != "step":  # a browser step's text names no file
-                location = _location_in(name) or _location_in(notes or "")
+                location = location_in(name) or location_in(notes or "")
             builder.add(RawFinding(line=row.line, type=f"failed-{kind}", title=name,
                                    description=notes, location=location,
                                    default=Severity.MAJOR))
@@ -344,7 +349,7 @@ _INLINE_LOCATION: Final = re.compile(
 )
 
 
-def _location_in(text: str | None) -> str | None:
+def location_in(text: str | None) -> str | None:
     """The first `path:line` or `file::test` written inside free text."""
     if not text or ("." not in text):
         return None
@@ -352,14 +357,10 @@ def _location_in(text: str | None) -> str | None:
     return match["loc"] if match else None
 
 
-def location_in(text: str | None) -> str | None:
-    return _location_in(text)
-
-
 def read_references_table(builder: Builder, table: Table) -> None:
     keys = table.column_keys()
     item_col = _column(keys, "item", "name", "symbol", "entry", "component")
-    loc_col = _column(keys, "location", "file", "where", "path")
+    loc_col = _column(keys, *PLACE_COLUMNS)
     rel_col = _column(keys, "relevance", "why", "note", "purpose", "role")
     for n, row in enumerate(table.rows):
         if not any(row.cells):
@@ -507,8 +508,10 @@ def is_id_like(text: str) -> bool:
     return bool(_ID_LIKE.match(text))
 
 
-def path_token(text: str) -> bool:
-    return looks_like_path(text)
+def item_id(text: str) -> tuple[str, str] | None:
+    """(label, rest) when a list item starts with a label or id: `SEC-1: a.py:3 - x`."""
+    match = _ITEM_HEAD.match(text)
+    return (match["id"], text[match.end() :]) if match is not None else None
 
 
 def bullets(doc: Document, start: int, end: int) -> list[tuple[int, str]]:
@@ -546,8 +549,7 @@ def derived_findings(result: Result, *, checklist: bool,
     out = set()
     for f in result.findings:
         source = _TABLE_FAILURES.get(f.type or "")
-        if source in tables and isinstance(result.fields.get(source), list):
-            out.add(f.id)
-        elif f.type in ("missing", "partial") and f.title in failed_items:
+        from_table = source in tables and isinstance(result.fields.get(source), list)
+        if from_table or (f.type in ("missing", "partial") and f.title in failed_items):
             out.add(f.id)
     return out

@@ -39,15 +39,16 @@ _HEAD: Final = re.compile(
     r"(?P<resolved> ?(?:→|->) ?RESOLVED)? ?(?:[:—–]|-(?= )) ?(?P<title>.{0,500})$"
 )
 _ID_SEV_HEAD: Final = re.compile(
-    r"(?P<id>[A-Z][A-Za-z0-9]{0,9}(?:[-_][A-Za-z0-9]{1,10}){0,3}[-_]?\d{1,5}) ?[(\[]"
+    rf"(?P<id>{common.ID}) ?[(\[]"
     r"(?P<sev>[^()\[\]]{2,20})[)\]] ?(?:[:—–-] ?)?(?P<title>.{0,500})$"
 )
 _BRACKET_HEAD: Final = re.compile(
     r"(?:#?\d{1,3}[.):]?\s)?[\[(](?P<sev>[A-Za-z]{2,14}(?: [A-Za-z]{2,10})?)[\])]\s?[:—–-]?\s?"
     r"(?P<title>.{1,500})$")
-_BULLET: Final = re.compile(r"[\[(](?P<sev>[A-Za-z]{2,14})[\])]\s?[:—–-]?\s?(?P<rest>.{0,100000})$"
+# `[HIGH] text`, `(minor): text`, `WARNING: text`: a severity leading a list item
+_BULLET: Final = re.compile(r"[\[(](?P<sev>[A-Za-z]{2,14})[\])]\s?[:—–-]?\s?"
                             r"|(?P<sev2>[A-Z]{4,14}|Critical|High|Medium|Low|Major|Minor|"
-                            r"Warning|Suggestion|Info)\s?[:—–]\s?(?P<rest2>.{0,100000})$")
+                            r"Warning|Suggestion|Info)\s?[:—–]\s?")
 _LOOSE_SEVERITY: Final = re.compile(
     r"(?<![\w-])(critical|blocker|high|major|important|medium|warning|minor|low|nit|"
     r"suggestion|🔴|🟠|🟡|🟢)(?![\w-])", re.IGNORECASE)
@@ -57,7 +58,7 @@ _EMOJI: Final = frozenset("🔴🟠🟡🟢🔵🟣🟤⚪⚫⚠❌🚨💡ℹ�
 _SEVERITY_EMOJI: Final = frozenset("🔴🟠🟡🟢⚪🔵🟣")
 _NOT_GROUPS: Final = frozenset({"note", "notes", "blocker", "blockers", "error", "info"})
 _LEADING_ID: Final = re.compile(
-    r"(?P<id>[A-Z][A-Za-z0-9]{0,9}(?:[-_][A-Za-z0-9]{1,10}){0,3}[-_]?\d{1,5})"
+    rf"(?P<id>{common.ID})"
     r"(?:\s?[:—–]\s?|\s(?=`)|\s-\s|$)(?P<rest>.{0,500})$")
 _GROUP_TAIL: Final = re.compile(r"\s?(?:\(\d{1,4}\)|\d{1,4}|:|—.{0,60}|-.{0,60})\s?$")
 
@@ -254,7 +255,7 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
             continue
         if bullet is not None:
             sev = bullet["sev"] or bullet["sev2"]
-            rest = bullet["rest"] if bullet["sev"] else bullet["rest2"]
+            rest = plain[bullet.end() :]
             if normalise_word(sev) in SEVERITY_WORDS:
                 _add_item(b, at, sev, rest)
                 count += 1
@@ -284,16 +285,12 @@ def _fold(lines: list[str], kinds: list[int], i: int, end: int, first: str) -> t
     return " ".join(parts), j
 
 
-_ITEM_ID: Final = re.compile(r"(?P<id>[A-Z][A-Za-z0-9]{0,9}(?:[-_][A-Za-z0-9]{1,10}){0,3})"
-                             r"(?:\s?:\s|\s(?=`))(?P<rest>.{0,100000})$")
-
-
 def _add_item(b: Builder, line: int, severity: str | None, text: str) -> None:
     raw = RawFinding(line=line, severity=severity)
     body = strip_emphasis(text)
-    ident = _ITEM_ID.match(body)
-    if ident is not None and common.is_id_like(ident["id"]):
-        raw.id, body = ident["id"], ident["rest"]
+    ident = common.item_id(body)
+    if ident is not None and common.is_id_like(ident[0]):
+        raw.id, body = ident
     raw.location = common.location_in(body)
     if raw.location and body.lstrip("` ").startswith(raw.location):
         # `a.py:3` — text: the place is the location, the rest is the description

@@ -6,7 +6,6 @@
 # on the same line, else the severity word of the heading it sits under, else minor.
 from __future__ import annotations
 
-import re
 from typing import Final
 
 from sarp.dialects import common
@@ -19,11 +18,6 @@ from sarp.text.write import location_text
 
 __all__ = ["TEXT", "TextDialect"]
 
-_SEVERITY_WORD: Final = re.compile(
-    r"(?<![\w-])(critical|blocker|high|major|important|medium|moderate|warning|minor|low|"
-    r"nit|suggestion|info|🔴|🟠|🟡|🟢)(?![\w-])",
-    re.IGNORECASE,
-)
 
 
 class TextDialect:

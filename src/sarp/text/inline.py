@@ -84,9 +84,7 @@ def key_value(text: str, *, max_key: int = 48) -> tuple[str, str, bool] | None:
     key = text[:colon]
     value = text[colon + 1 :]
     emphasised = "*" in key or "_" in key[:2]
-    if key.endswith("**") or key.endswith("__"):
-        pass
-    elif value.startswith("**") and key.startswith("**"):
+    if not key.endswith(("**", "__")) and value.startswith("**") and key.startswith("**"):
         value = value[2:]  # `**Key:** value`
         emphasised = True
     key = strip_emphasis(key).strip("`").strip()

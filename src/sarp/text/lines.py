@@ -175,8 +175,6 @@ class Document:
             if closer is not None and closer[0] == opener[0] and closer[1] >= opener[1] \
                     and not closer[2]:
                 return first, last
-        for open_at, close_at, _info in self.fences:
-            if open_at == first and close_at == -1:
-                return first, -1
-            break
+        if self.fences and self.fences[0][:2] == (first, -1):
+            return first, -1
         return None
