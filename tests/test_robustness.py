@@ -133,3 +133,16 @@ def test_programmer_errors_raise() -> None:
         sarp.parse(b"RESULT: CLEAN")  # type: ignore[arg-type]
     with pytest.raises(KeyError):
         sarp.parse("x", dialect="nope")
+
+
+def test_a_failing_dialect_falls_back_to_plain_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should a scanner ever fail on some reply, its findings are still salvaged."""
+    def broken(_builder: object) -> None:
+        raise RuntimeError("a bug in a dialect")
+
+    monkeypatch.setattr(sarp.DIALECTS["clarity"], "parse", broken)
+    result = sarp.parse("RESULT: FINDINGS | Type: consistency\n- high: a.py:3 is broken\n")
+    assert result.diagnostics[0].code == "SARP009"
+    assert "RuntimeError: a bug in a dialect" in result.diagnostics[0].message
+    assert [(f.location.path, f.location.line) for f in result.findings if f.location] == [
+        ("a.py", 3)]

@@ -45,8 +45,8 @@ _TABLE: Final[tuple[Code, ...]] = (
          "Do not wrap the reply in a code fence."),
     Code("SARP005", INFO, "the {what} is inside a code fence on line {open}; read from there",
          "Write the result block as plain text, not inside a code fence."),
-    Code("SARP009", ERROR, "sarp could not read this reply ({error}); no finding was"
-         " recovered and the text is kept in raw. Please report this as a sarp bug"),
+    Code("SARP009", ERROR, "sarp could not read this reply as its dialect ({error}); it was"
+         " read as plain text instead. Please report this as a sarp bug"),
     # 1xx envelope and summary line
     Code("SARP101", WARNING, "no {what} found; status set to {status} by the missing_summary"
          " policy", "Begin the reply with the summary line."),

@@ -50,8 +50,8 @@ def parse(text: str, *, dialect: str | None = None, policy: Policy | None = None
     policy = policy or Policy()
     try:
         return _parse(text, dialect, policy)
-    except Exception as exc:
-        return _internal_error(text, dialect, exc)
+    except Exception as exc:  # the never-raise contract: see the header
+        return _internal_error(text, dialect, policy, exc)
 
 
 def _parse(text: str, forced: str | None, policy: Policy) -> Result:
@@ -202,10 +202,16 @@ def _empty(text: str, forced: str | None) -> Result:
     )
 
 
-def _internal_error(text: str, forced: str | None, exc: Exception) -> Result:
-    result = _empty(text, forced)
-    result.delivery = Delivery.COMPLETE
-    result.diagnostics = [diagnostics.make("SARP009", 1, error=f"{type(exc).__name__}: {exc}")]
+def _internal_error(text: str, forced: str | None, policy: Policy, exc: Exception) -> Result:
+    """A dialect failed on this text: salvage what the plain-text reader finds instead."""
+    note = diagnostics.make("SARP009", 1, error=f"{type(exc).__name__}: {exc}")
+    try:
+        result = _parse(text, "text", policy)
+    except Exception:  # even the salvage failed: keep the text and say so
+        result = _empty(text, forced)
+        result.delivery = Delivery.COMPLETE
+        result.diagnostics = []
+    result.diagnostics = [note, *result.diagnostics]
     return result
 
 

@@ -381,8 +381,8 @@ class Builder:
                 self.diag("SARP301", line, where=where, name=name, declared=declared,
                           found=found, what=what)
                 if declared > found and not self.closing_seen and self._ends_in_findings():
-                    self.truncated(f"{where} declares {declared} {what} but the reply ends"
-                                   f" after {found}", self.doc.last_nonblank())
+                    self.truncated(f"{where} (line {line + 1}) declares {declared} {what} but"
+                                   f" the reply ends after {found}", self.doc.last_nonblank())
 
 
     def _ends_in_findings(self) -> bool:
