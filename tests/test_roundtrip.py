@@ -62,7 +62,9 @@ def results(draw: st.DrawFn, dialect: str) -> Result:
         return _result("adr013", found, agent=agent)
     if dialect == "aphelion":
         found = draw(findings(ids="R", titles=False, types=False, suggestions=False))
-        return _result("aphelion", found, agent=agent, next="done")
+        fields = {"ARTIFACT_PATHS": ["SECURITY_AUDIT: docs/SECURITY_AUDIT.md"]} \
+            if agent == "security-auditor" else {}
+        return _result("aphelion", found, agent=agent, next="done", fields=fields)
     if dialect == "sdd":
         found = draw(findings(ids="SEC-", titles=False, types=False, suggestions=False))
         return _result("sdd", found, agent=agent, summary=draw(SENTENCE),

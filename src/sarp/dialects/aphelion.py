@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any, Final
 
 from sarp.dialects import common
@@ -43,6 +44,37 @@ ITEM_LISTS: Final[dict[str, tuple[str | None, Severity, str | None]]] = {
     "INCONSISTENCY_ITEMS": ("INCONSISTENCY", Severity.MAJOR, None),
     "FAILED_TESTS": (None, Severity.MAJOR, "failed-test"),
     "FAILED_CONDITIONS": (None, Severity.MAJOR, "failed-criterion"),
+}
+@dataclass(frozen=True)
+class AgentSpec:
+    """One Aphelion agent's block (research notes §4.4): its statuses, its NEXT
+    values, the keys it must write and the keys it may write, in block order."""
+
+    statuses: tuple[str, ...]
+    next: tuple[str, ...]
+    required: tuple[str, ...] = ()
+    fields: tuple[str, ...] = ()
+
+
+AGENTS: Final[dict[str, AgentSpec]] = {
+    "developer": AgentSpec(("success", "error", "suspended", "blocked"),
+                           ("test-designer", "suspended"), ("BRANCH", "PR_URL"),
+                           ("PHASE", "TASKS_COMPLETED", "LAST_COMMIT", "LINT_CHECK",
+                            "FILES_CHANGED", "ACCEPTANCE_CHECK", "FAILED_CONDITIONS")),
+    "reviewer": AgentSpec(("approved", "conditional", "rejected"), ("done", "developer"), (),
+                          ("CRITICAL_COUNT", "WARNING_COUNT", "SUGGESTION_COUNT",
+                           "CRITICAL_ITEMS", "WARNING_ITEMS", "SUGGESTION_ITEMS")),
+    "tester": AgentSpec(("success", "failure"), ("reviewer", "test-designer"), (),
+                        ("TOTAL", "PASSED", "FAILED", "SKIPPED", "FAILED_TESTS")),
+    "security-auditor": AgentSpec(("success", "error"), ("done", "developer"),
+                                  ("ARTIFACT_PATHS",),
+                                  ("CRITICAL_COUNT", "WARNING_COUNT", "INFO_COUNT",
+                                   "CRITICAL_ITEMS", "WARNING_ITEMS", "INFO_ITEMS",
+                                   "DEPENDENCY_VULNS")),
+    "doc-reviewer": AgentSpec(("success", "failure"), ("done", "developer"), (),
+                              ("DOC_REVIEW_RESULT", "INCONSISTENCY_COUNT", "ADVISORY_COUNT",
+                               "INFO_COUNT", "TARGET_ARTIFACTS", "INCONSISTENCY_ITEMS",
+                               "ADVISORY_ITEMS", "TRIGGERED_BY")),
 }
 _LIST_SEVERITY: Final = {"CRITICAL": "CRITICAL", "WARNING": "WARNING", "WARN": "WARNING",
                           "SUGGESTION": "SUGGESTION", "ADVISORY": "ADVISORY", "INFO": "INFO",
@@ -238,6 +270,11 @@ class AphelionDialect:
             b.diag("SARP401", end, dialect="aphelion", part="NEXT line",
                    hint="End the block with `NEXT: <agent|done|suspended>`.")
             b.truncated("the closing NEXT line is missing", b.doc.last_nonblank())
+        spec = AGENTS.get((b.agent or "").lower())
+        for field in spec.required if spec is not None else ():
+            if field not in keys and status_is_not(b, "blocked", "error", "suspended"):
+                b.diag("SARP401", b.envelope_line, dialect="aphelion", part=f"{field} line",
+                       hint=f"A {b.agent} block carries `{field}: <value>`.")
         status = normalise_word(b.status_word or "")
         if status == "blocked":
             for field in ("BLOCKED_REASON", "BLOCKED_TARGET"):
@@ -325,6 +362,10 @@ def _prose_section(f: Finding) -> list[str]:
     if more:
         out.extend(["", inline(more[0])])
     return [*out, ""]
+
+
+def status_is_not(b: Builder, *words: str) -> bool:
+    return normalise_word(b.status_word or "") not in words
 
 
 def _block_key(key: str) -> str:
