@@ -498,7 +498,9 @@ class ClarityDialect:
         word = {Status.CLEAN: "PASS", Status.FINDINGS: "FAIL"}.get(result.status,
                                                                   result.status.value)
         steps = result.metrics.get("Steps")
-        lines = [f"RESULT: {word} | Steps: {steps if steps is not None else '0/0'}"]
+        more = [f"{k}: {v}" for k, v in result.metrics.items() if k not in ("Steps", "notes")]
+        lines = [" | ".join([f"RESULT: {word}",
+                             f"Steps: {steps if steps is not None else '0/0'}", *more])]
         rows = result.fields.get("steps")
         if rows:
             header = list(rows[0])

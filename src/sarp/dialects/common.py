@@ -339,7 +339,7 @@ def read_tests_table(builder: Builder, table: Table, kind: str) -> list[dict[str
                 location = location_in(name) or location_in(notes or "")
             builder.add(RawFinding(line=row.line, type=f"failed-{kind}", title=name,
                                    description=notes, location=location,
-                                   default=Severity.MAJOR))
+                                   default=Severity.MAJOR, severity_expected=False))
     builder.recovered = True
     return rows
 

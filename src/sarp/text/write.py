@@ -20,7 +20,8 @@ def inline(value: object) -> str:
 def cell(value: object) -> str:
     if value is None:
         return ""
-    text = " ".join(str(value).split())
+    # one line, edges trimmed (the scanner strips them); inner spacing is kept as written
+    text = str(value).replace("\r\n", " ").replace("\n", " ").replace("\r", " ").strip()
     return text.replace("|", "\\|")
 
 
