@@ -2,8 +2,9 @@
 #
 # Turns what LLM subagents report back to an orchestrator into checked, typed data and
 # back again: `parse` any of the dialects (clarity, bowser, adr013, aphelion, sdd, cleo,
-# json, or plain text) into one `Result`, `lint` a reply for what is wrong with it, and
-# `render` a Result in any dialect. Parsing never raises on reply content; everything
+# json, or plain text) into one `Result`, `lint` a reply for what is wrong with it,
+# `render` a Result in any dialect; and ask for results: `prompt` writes the instruction
+# for a subagent, `schema` the JSON Schema, `reask` the correction for a bad reply. Parsing never raises on reply content; everything
 # wrong with a reply is a coded, line-numbered `Diagnostic`.
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from sarp.model import (
     Status,
 )
 from sarp.parsing import lint, parse, render
+from sarp.prompts import prompt, reask, schema
 from sarp.vocab import register_scale
 
 __version__ = "0.1.0"
@@ -45,6 +47,9 @@ __all__ = [
     "__version__",
     "lint",
     "parse",
+    "prompt",
+    "reask",
     "register_scale",
     "render",
+    "schema",
 ]

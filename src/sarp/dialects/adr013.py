@@ -216,7 +216,7 @@ class Adr013Dialect:
             lines.append("- **Verdict**: SKIPPED")
             lines.append(f"- **Reason**: {result.fields.get('reason') or 'nothing to review'}")
         else:
-            verdict = "ISSUES FOUND" if result.status is Status.FINDINGS else "APPROVED"
+            verdict = "ISSUES FOUND" if result.findings else "APPROVED"
             lines.append(f"- **Verdict**: {verdict}")
         return "\n".join(lines) + "\n"
 
