@@ -4,8 +4,9 @@
 # back again: `parse` any of the dialects (clarity, bowser, adr013, aphelion, sdd, cleo,
 # json, or plain text) into one `Result`, `lint` a reply for what is wrong with it,
 # `render` a Result in any dialect; and ask for results: `prompt` writes the instruction
-# for a subagent, `schema` the JSON Schema, `reask` the correction for a bad reply. Parsing never raises on reply content; everything
-# wrong with a reply is a coded, line-numbered `Diagnostic`.
+# for a subagent, `schema` the JSON Schema, `reask` the correction for a bad reply.
+# Parsing never raises on reply content; everything wrong with a reply is a coded,
+# line-numbered `Diagnostic`.
 from __future__ import annotations
 
 from sarp.dialects import DIALECTS, Policy

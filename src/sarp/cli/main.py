@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import click
 
 from sarp import __version__
-from sarp.cli import convert, lint, parse_cmd
+from sarp.cli import convert, hook, lint, parse_cmd, prompt_cmd
 from sarp.cli.common import UsageFailure
 
 __all__ = ["main", "run"]
@@ -28,6 +28,10 @@ def cli() -> None:
 cli.add_command(parse_cmd.command)
 cli.add_command(lint.command)
 cli.add_command(convert.command)
+cli.add_command(prompt_cmd.prompt_command)
+cli.add_command(prompt_cmd.schema_command)
+cli.add_command(prompt_cmd.reask_command)
+cli.add_command(hook.hook)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

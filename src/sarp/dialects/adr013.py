@@ -20,7 +20,7 @@ from typing import Final
 from sarp.dialects import common
 from sarp.dialects.base import Builder
 from sarp.dialects.prose import SEVERITY_WORDS, finding_head_line
-from sarp.model import Finding, Result, Severity, Status
+from sarp.model import Finding, Result, Severity
 from sarp.text.inline import key_value, list_item, strip_emphasis, strip_markup
 from sarp.text.lines import PLAIN, Document
 from sarp.text.write import headline, inline, location_text

@@ -39,6 +39,10 @@ TYPES: Final[dict[str, tuple[str, ...]]] = {
     "design-plan": ("Screen", "Components"),
 }
 TAIL_METRICS: Final = ("Coverage", "Reason")  # appended on PARTIAL and ERROR
+# what each metric holds, for instructions and for metrics a renderer does not know
+PLACEHOLDERS: Final = {"Doc": "<path>", "Pair": "<docA>/<docB>", "Task": "<ID>",
+                       "Screen": "<name>", "Criteria": "<pass>/<total>",
+                       "Tests": "<pass>/<total>", "Coverage": "<X%>", "Reason": "<reason>"}
 METADATA_KEYS: Final = ("Protocol", "Agent", "Assigned", "Scope", "Coverage", "Confidence")
 FINDING_COLUMNS: Final = ("ID", "Severity", "Type", "Location", "Counter-location",
                           "Description", "Suggestion")
@@ -265,10 +269,11 @@ class ClarityDialect:
                 b.diag("SARP109", i, name="Reason", result_type=kind,
                        expected="`| Coverage: <X%> | Reason: <reason>`")
             return
-        expected = " | ".join(f"{m}: <N>" for m in TYPES[kind])
-        for metric in TYPES[kind]:
-            if metric not in b.metrics and not (metric == "Pair" and "Dimension" in b.metrics):
-                b.diag("SARP109", i, name=metric, result_type=kind, expected=expected)
+        expected = " | ".join(f"{m}: {PLACEHOLDERS.get(m, '<N>')}" for m in TYPES[kind])
+        missing = [m for m in TYPES[kind] if m not in b.metrics
+                   and not (m == "Pair" and "Dimension" in b.metrics)]
+        if missing:
+            b.diag("SARP109", i, name=", ".join(missing), result_type=kind, expected=expected)
 
     def _metadata(self, b: Builder, i: int) -> int:
         """Read the metadata block after line i; return the first line after it."""
@@ -356,7 +361,7 @@ class ClarityDialect:
                 if self.name == "clarity" and kind in (None, "consistency"):
                     required = ("id", "severity", "type", "location", "counter_location",
                                 "description", "suggestion")
-                common.read_finding_table(b, tbl, required=required)
+                common.read_finding_table(b, tbl, required=required, columns=FINDING_COLUMNS)
             elif shape in ("checklist",):
                 # a verification reply's partial and missing items are its findings
                 common.read_checklist_table(b, tbl, failures_are_findings=kind in (
@@ -583,7 +588,7 @@ def _default_metric(result: Result, name: str) -> object:
     counts = {"Items": len(result.checklist)}
     for status in ChecklistStatus:
         counts[status.value.title()] = sum(1 for c in result.checklist if c.status is status)
-    return counts.get(name, 0 if name not in ("Doc", "Pair", "Task", "Screen") else "--")
+    return counts.get(name, PLACEHOLDERS.get(name, 0))
 
 
 def _scalar(value: object, key: str) -> str:

@@ -155,13 +155,17 @@ def _row_id(cells: list[str], index: int) -> str:
 
 
 def read_finding_table(builder: Builder, table: Table, *, default: Severity = Severity.MINOR,
-                       required: tuple[str, ...] = ()) -> list[RawFinding]:
-    """One RawFinding per body row; columns matched by name, not position."""
+                       required: tuple[str, ...] = (),
+                       columns: tuple[str, ...] = ()) -> list[RawFinding]:
+    """One RawFinding per body row; columns matched by name, not position.
+
+    `required` names the fields the dialect's table must have (one diagnostic lists all
+    missing ones); `columns` is the header the dialect asks for, for the hint."""
     fields = [COLUMN.get(k) for k in table.column_keys()]
-    for column in required:
-        if column not in fields:
-            builder.diag("SARP208", table.header_line, column=column.replace("_", "-").title(),
-                         columns=", ".join(table.header))
+    missing = [c.replace("_", "-").title() for c in required if c not in fields]
+    if missing:
+        builder.diag("SARP208", table.header_line, column=", ".join(missing),
+                     columns=" | ".join(columns or table.header))
     keys = table.column_keys()
     status_col = _column(keys, *STATUS_COLUMNS)
     out: list[RawFinding] = []

@@ -21,6 +21,7 @@ from sarp.dialects.clarity import (
     FINDING_COLUMNS,
     FINDING_TYPES,
     METADATA_KEYS,
+    PLACEHOLDERS,
     TAIL_METRICS,
     TYPES,
 )
@@ -34,9 +35,7 @@ from sarp.vocab import STATUS
 __all__ = ["prompt", "resolve_role"]
 
 Style = Literal["compact", "full"]
-_PLACEHOLDER: Final = {"Doc": "<path>", "Pair": "<docA>/<docB>", "Task": "<ID>",
-                       "Screen": "<name>", "Criteria": "<pass>/<total>",
-                       "Tests": "<pass>/<total>", "Coverage": "<X%>", "Reason": "<reason>"}
+_PLACEHOLDER: Final = PLACEHOLDERS
 _SDD_FAMILIES: Final = {"code-explorer": "exploration", "explore": "exploration",
                         "code-architect": "design", "system-architect": "design",
                         "qa-engineer": "review", "security-auditor": "review",
