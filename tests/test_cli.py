@@ -152,3 +152,18 @@ def test_binary_input_is_read_not_rejected(tmp_path: Path,
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--version"]) == 0
     assert capsys.readouterr().out.startswith("sarp, version ")
+
+
+def test_prompt_schema_and_reask_commands(files: dict[str, str],
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["prompt", "--dialect", "clarity", "--type", "digest"]) == 0
+    assert capsys.readouterr().out.startswith(
+        "Format your reply in the Structured Agent Result Protocol, type digest.")
+    assert main(["prompt", "--dialect", "aphelion", "--agent", "bard"]) == 2
+    assert "aphelion has no role 'bard'" in capsys.readouterr().err
+    assert main(["schema", "--dialect", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["title"] == "AgentReply"
+    assert main(["reask", files["clean.md"]]) == 0
+    assert capsys.readouterr().out == ""
+    assert main(["reask", files["drifted.md"]]) == 1
+    assert "Write instead: RESULT: FINDINGS | Type: consistency" in capsys.readouterr().out

@@ -167,7 +167,8 @@ class ClarityDialect:
         b.envelope = True
         b.envelope_line = chosen
         self._summary(b, chosen)
-        after = self._metadata(b, chosen) if chosen != last else chosen + 1
+        after = self._metadata(b, chosen) if chosen != last or chosen == first \
+            else chosen + 1
         # The detail is the whole reply but the summary line and metadata block:
         # findings written before a summary line that comes last count too.
         self._detail(b, 0, skip=(chosen, after))
@@ -281,7 +282,8 @@ class ClarityDialect:
             return i + 1
         doc = b.doc
         j = doc.first_text(i + 1)
-        if j < 0:
+        if j < 0:  # nothing after the summary line
+            b.diag("SARP107", i, keys=", ".join(METADATA_KEYS))
             return i + 1
         dashed = doc.lines[j].strip() == "---"
         start = j + 1 if dashed else j

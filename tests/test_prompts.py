@@ -1,0 +1,207 @@
+"""The asking side: instructions, schemas and re-asks agree with the parser."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from golden import read_reply, replies
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+
+import sarp
+from sarp.prompts.examples import ROLES, example
+from sarp.prompts.reask import defects
+
+CASES = [(dialect, role) for dialect, roles in ROLES.items() for role in roles]
+MARK = "Example of a complete reply:\n\n"
+
+
+def _ask(dialect: str, role: str, style: str) -> str:
+    if dialect in ("adr013", "aphelion"):
+        return sarp.prompt(dialect, agent=role, style=style)  # type: ignore[arg-type]
+    return sarp.prompt(dialect, result_type=role, style=style)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("style", ["compact", "full"])
+@pytest.mark.parametrize(("dialect", "role"), CASES)
+def test_every_instruction_example_parses_back_conformant(dialect: str, role: str,
+                                                          style: str) -> None:
+    text = _ask(dialect, role, style)
+    assert MARK in text
+    reply = text.split(MARK, 1)[1]
+    declared = example(dialect, role if dialect != "adr013" else "code-reviewer")
+    result = sarp.parse(reply)  # detected, as an orchestrator would
+    assert result.dialect == dialect
+    assert result.conformance is sarp.Conformance.CONFORMANT, result.diagnostics
+    assert result.status is declared.status
+    assert result.result_type == declared.result_type
+    assert len(result.findings) == len(declared.findings)
+    assert [f.severity for f in result.findings] == [f.severity for f in declared.findings]
+    if dialect == "adr013":
+        assert result.agent == role
+
+
+def test_compact_instructions_are_short() -> None:
+    for dialect, role in CASES:
+        instruction = _ask(dialect, role, "compact").split(MARK, 1)[0]
+        assert len(instruction.split()) < 160, (dialect, role)
+
+
+def test_clarity_spells_out_the_first_line() -> None:
+    text = sarp.prompt("clarity", "verification")
+    assert ("RESULT: <CLEAN|FINDINGS|PARTIAL|ERROR> | Type: verification | Items: <N> |"
+            " Applied: <N> | Partial: <N> | Missing: <N>") in text
+
+
+@pytest.mark.parametrize(("dialect", "kw"), [
+    ("klingon", {}), ("clarity", {"result_type": "poem"}), ("aphelion", {"agent": "bard"}),
+    ("clarity", {"style": "long"}),
+])
+def test_unknown_requests_raise(dialect: str, kw: dict[str, str]) -> None:
+    with pytest.raises(ValueError, match="unknown|has no role"):
+        sarp.prompt(dialect, **kw)  # type: ignore[arg-type]
+
+
+# -- schemas ---------------------------------------------------------------------------
+RESULT_SCHEMA = sarp.schema()
+REPLY_SCHEMA = sarp.schema("json")
+
+
+def test_schemas_are_valid_2020_12() -> None:
+    Draft202012Validator.check_schema(RESULT_SCHEMA)
+    Draft202012Validator.check_schema(REPLY_SCHEMA)
+    assert REPLY_SCHEMA["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+
+
+def _described(node: object) -> bool:
+    """Every property of every object in the lean schema has a description."""
+    if isinstance(node, dict):
+        for prop in node.get("properties", {}).values():
+            if "description" not in prop:
+                return False
+        # `allOf` holds the status/findings agreement rules, not fields
+        return all(_described(v) for k, v in node.items() if k != "allOf")
+    if isinstance(node, list):
+        return all(_described(v) for v in node)
+    return True
+
+
+def test_reply_schema_describes_every_field() -> None:
+    assert _described(REPLY_SCHEMA)
+
+
+def test_parsed_results_validate_against_the_result_schema() -> None:
+    validator = Draft202012Validator(RESULT_SCHEMA)
+    for path in replies()[::5]:
+        data = sarp.parse(read_reply(path)).model_dump(mode="json")
+        assert not list(validator.iter_errors(data)), path
+
+
+WORDS = st.text(alphabet="abcdefghijklmnopqrstuvwxyz ", min_size=3, max_size=40).map(
+    lambda s: " ".join(s.split()) or "text")
+
+
+@st.composite
+def json_replies(draw: st.DrawFn) -> dict[str, object]:
+    findings = [
+        {"id": f"F{n}", "severity": draw(st.sampled_from(["critical", "major", "minor"])),
+         "location": f"src/{draw(WORDS).replace(' ', '_')}.py:{draw(st.integers(1, 999))}",
+         "description": draw(WORDS)}
+        for n in range(1, draw(st.integers(0, 4)) + 1)
+    ]
+    status = "FINDINGS" if findings else draw(st.sampled_from(["CLEAN", "PARTIAL", "ERROR"]))
+    reply: dict[str, object] = {"status": status, "summary": draw(WORDS),
+                                "findings": findings}
+    if draw(st.booleans()):
+        reply["confidence"] = draw(st.integers(0, 100))
+    return reply
+
+
+@settings(max_examples=80, deadline=None)
+@given(reply=json_replies())
+def test_a_reply_valid_against_the_schema_parses_conformant(reply: dict[str, object]) -> None:
+    assert not list(Draft202012Validator(REPLY_SCHEMA).iter_errors(reply))
+    result = sarp.parse(json.dumps(reply, indent=2), dialect="json")
+    assert result.conformance is sarp.Conformance.CONFORMANT, result.diagnostics
+    assert len(result.findings) == len(reply["findings"])  # type: ignore[arg-type]
+
+
+def test_the_schema_rejects_a_status_that_contradicts_the_findings() -> None:
+    bad = {"status": "CLEAN", "summary": "x", "findings": [
+        {"id": "F1", "severity": "major", "location": "a.py:1", "description": "x"}]}
+    assert list(Draft202012Validator(REPLY_SCHEMA).iter_errors(bad))
+
+
+# -- re-ask ----------------------------------------------------------------------------
+REASK_CASES = {
+    # defect kind: (reply, a code the re-ask must name)
+    "missing summary line": ("| ID | Severity | Location | Description |\n|---|---|---|---|\n"
+                             "| F1 | major | a.py:3 | broken |\n", "SARP101"),
+    "unknown status word": ("RESULT: MAYBE | Type: digest | Doc: a.md | Sections: 1 |"
+                            " Entities: 0 | Cross-refs: 0\n", "SARP102"),
+    "status alias": ("RESULT: COMPLETE | Type: digest | Doc: a.md | Sections: 1 | Entities: 0"
+                     " | Cross-refs: 0\n---\n**Protocol**: v1\n---\n", "SARP103"),
+    "preamble": ("Here you go.\n\nRESULT: CLEAN | Type: digest | Doc: a.md | Sections: 1 |"
+                 " Entities: 0 | Cross-refs: 0\n---\n**Protocol**: v1\n---\n", "SARP104"),
+    "no metadata block": ("RESULT: CLEAN | Type: digest | Doc: a.md | Sections: 1 |"
+                          " Entities: 0 | Cross-refs: 0\n", "SARP107"),
+    "missing metric": ("RESULT: CLEAN | Type: digest | Doc: a.md\n---\n**Protocol**: v1\n"
+                       "---\n", "SARP109"),
+    "non-canonical severity": ("# Code Reviewer Review\n\n## Findings\n\n### HIGH: Bad\n"
+                               "- **Location**: `a.py:3`\n- **Description**: x\n\n"
+                               "## Summary\n- **CRITICAL**: 1\n- **IMPORTANT**: 0\n"
+                               "- **SUGGESTION**: 0\n- **Verdict**: ISSUES FOUND\n", "SARP202"),
+    "short table row": ("RESULT: FINDINGS | Type: consistency | Pair: a/b | Findings: 1 |"
+                        " Critical: 0 | Major: 1 | Minor: 0\n---\n**Protocol**: v1\n---\n\n"
+                        "| ID | Severity | Type | Location | Counter-location | Description |"
+                        " Suggestion |\n|---|---|---|---|---|---|---|\n"
+                        "| F1 | major | contradiction | a.md:3 | -- | x |\n", "SARP205"),
+    "missing location": ("# Code Reviewer Review\n\n## Findings\n\n### IMPORTANT: Bad\n"
+                         "- **Description**: x\n\n## Summary\n- **CRITICAL**: 0\n"
+                         "- **IMPORTANT**: 1\n- **SUGGESTION**: 0\n"
+                         "- **Verdict**: ISSUES FOUND\n", "SARP207"),
+    "counts vs table": ("RESULT: FINDINGS | Type: consistency | Pair: a/b | Findings: 2 |"
+                        " Critical: 0 | Major: 1 | Minor: 0\n---\n**Protocol**: v1\n---\n\n"
+                        "| ID | Severity | Type | Location | Counter-location | Description |"
+                        " Suggestion |\n|---|---|---|---|---|---|---|\n"
+                        "| F1 | major | contradiction | a.md:3 | -- | x | y |\n", "SARP301"),
+    "TOTAL mismatch": ("AGENT_RESULT: tester\nSTATUS: success\nTOTAL: 5\nPASSED: 3\nFAILED: 0"
+                       "\nSKIPPED: 0\nNEXT: reviewer\n", "SARP303"),
+    "missing Aphelion field": ("AGENT_RESULT: developer\nSTATUS: success\nBRANCH: feat/x\n"
+                               "NEXT: test-designer\n", "SARP401"),
+    "blocked without target": ("AGENT_RESULT: developer\nSTATUS: blocked\n"
+                               "BLOCKED_REASON: spec unclear\nNEXT: suspended\n", "SARP402"),
+    "truncated": ("# Code Reviewer Review\n\n## Findings\n\n### IMPORTANT: Bad\n"
+                  "- **Location**: `a.py:3`\n- **Description**: the parser drops the last",
+                  "SARP002"),
+    "pointer": ("See the report above.", "SARP003"),
+}
+
+
+@pytest.mark.parametrize("kind", list(REASK_CASES))
+def test_reask_names_every_defect_and_nothing_else(kind: str) -> None:
+    reply, code = REASK_CASES[kind]
+    result = sarp.parse(reply)
+    found = defects(result)
+    assert code in [d.code for d in found]
+    message = sarp.reask(result, max_items=50)
+    assert message is not None
+    entries = [line for line in message.splitlines() if line.startswith("- ")]
+    assert len(entries) == len(found)
+    for diag in found:
+        assert diag.message in message
+
+
+def test_reask_gives_the_exact_line_to_write() -> None:
+    result = sarp.parse(REASK_CASES["counts vs table"][0])
+    message = sarp.reask(result)
+    assert message is not None
+    assert ("Write instead: RESULT: FINDINGS | Type: consistency | Pair: a/b | Findings: 1 |"
+            " Critical: 0 | Major: 1 | Minor: 0") in message
+
+
+def test_reask_is_none_for_conformant_replies() -> None:
+    for dialect, role in CASES[:6]:
+        reply = _ask(dialect, role, "compact").split(MARK, 1)[1]
+        assert sarp.reask(sarp.parse(reply)) is None
