@@ -59,7 +59,7 @@ def test_clarity_spells_out_the_first_line() -> None:
     ("clarity", {"style": "long"}),
 ])
 def test_unknown_requests_raise(dialect: str, kw: dict[str, str]) -> None:
-    with pytest.raises(ValueError, match="unknown|has no role"):
+    with pytest.raises(ValueError, match=r"unknown|has no role"):
         sarp.prompt(dialect, **kw)  # type: ignore[arg-type]
 
 
