@@ -102,6 +102,8 @@ def _exact_line(result: Result, diag: Diagnostic, fixed: list[str]) -> str | Non
                 return _block(fixed[n:end])
     if diag.code[4] in "34":  # a count or a required key: its line, named `KEY:`
         for line in fixed:
+            if line.startswith("#"):
+                continue  # a heading is not a `KEY: value` line
             key = line.split(":", 1)[0].strip("-* #").strip()
             if len(key) > 2 and ":" in line and (f"{key}:" in diag.message
                                                  or f"{key} line" in diag.message):
