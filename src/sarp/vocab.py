@@ -256,20 +256,15 @@ def _numbers(word: str) -> list[int]:
     return [int(m) for m in _NUMBER.findall(word)]
 
 
-def _code_reviewer(word: str) -> Severity | None:
-    nums = _numbers(word)
-    if not nums:
-        return None
-    value = nums[0]
-    return CRIT if value >= 90 else MAJOR if value >= 80 else MINOR
+def _score(critical_from: int, major_from: int, top: int) -> Callable[[str], Severity | None]:
+    """A numeric scale: the first number up to `top` in the word, read by thresholds."""
+    def read(word: str) -> Severity | None:
+        nums = [n for n in _numbers(word) if n <= top]
+        if not nums:
+            return None
+        return CRIT if nums[0] >= critical_from else MAJOR if nums[0] >= major_from else MINOR
 
-
-def _test_analyzer(word: str) -> Severity | None:
-    nums = [n for n in _numbers(word) if n <= 10]
-    if not nums:
-        return None
-    value = nums[0]
-    return CRIT if value >= 9 else MAJOR if value >= 7 else MINOR
+    return read
 
 
 def _type_design(word: str) -> Severity | None:
@@ -295,8 +290,8 @@ def _words(mapping: dict[str, Severity]) -> Callable[[str], Severity | None]:
 
 
 AGENT_SCALES: Final[dict[str, tuple[str, Callable[[str], Severity | None]]]] = {
-    "code-reviewer": ("code-reviewer confidence", _code_reviewer),
-    "test-analyzer": ("test-analyzer rating", _test_analyzer),
+    "code-reviewer": ("code-reviewer confidence", _score(90, 80, 100)),
+    "test-analyzer": ("test-analyzer rating", _score(9, 7, 10)),
     "type-design-analyzer": ("type-design-analyzer dimensions", _type_design),
     "silent-failure-hunter": ("silent-failure-hunter", _words(
         {"critical": CRIT, "high": MAJOR, "medium": MINOR})),
