@@ -158,7 +158,8 @@ class ClarityDialect:
         elif candidates[-1] == last:
             chosen = last
             b.closing_seen = True  # a summary line written last closes the reply
-            b.diag("SARP105", chosen)
+            if self.name != "bowser":  # Bowser's stories end with the RESULT line
+                b.diag("SARP105", chosen)
         else:
             chosen = candidates[0]
             b.diag("SARP104", chosen, count=_count_text_lines(doc, first, chosen))
