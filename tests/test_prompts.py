@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from golden import read_reply, replies
+from golden import DATA, read_reply, replies
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
@@ -205,3 +205,20 @@ def test_reask_is_none_for_conformant_replies() -> None:
     for dialect, role in CASES[:6]:
         reply = _ask(dialect, role, "compact").split(MARK, 1)[1]
         assert sarp.reask(sarp.parse(reply)) is None
+
+
+ASKED = sorted((DATA / "asking").glob("*.md"))
+
+
+def test_agents_following_the_instructions_write_conformant_replies() -> None:
+    """Replies LLM agents wrote for real tasks given `sarp.prompt` (first_*), and after
+    one `sarp.reask` (reasked_*): the bars are 90% and 98% needing no correction."""
+    assert len(ASKED) >= 25
+    for prefix, bar in (("first_", 0.9), ("reasked_", 0.98)):
+        group = [p for p in ASKED if p.name.startswith(prefix)]
+        passed = 0
+        for path in group:
+            dialect = path.stem.rsplit("_", 1)[1]
+            result = sarp.parse(read_reply(path), dialect=dialect)
+            passed += not [d for d in defects(result) if d.severity.value != "info"]
+        assert passed / len(group) >= bar, (prefix, passed, len(group))

@@ -73,6 +73,8 @@ _TABLE: Final[tuple[Code, ...]] = (
     Code("SARP113", WARNING, "summary-line field {text!r} is not a `Key: value` metric; kept"
          " under metrics.notes", "Keep prose out of the RESULT line."),
     Code("SARP114", INFO, "metadata key {written!r} read as {canonical!r}"),
+    Code("SARP116", INFO, "the metadata block does not follow the summary line directly;"
+         " read from here", "Put the --- metadata block right after the RESULT line."),
     Code("SARP115", WARNING, "metadata block is not closed with ---; read up to line {end}"),
     # 2xx findings and tables
     Code("SARP201", INFO, "severity {written!r} normalised to {canonical!r}",

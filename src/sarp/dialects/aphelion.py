@@ -359,8 +359,8 @@ def _prose_section(f: Finding) -> list[str]:
     word = _list_for(f).removesuffix("_ITEMS")
     out = [f"### {word} {f.id}: {inline(f.title or '')}".rstrip()]
     out.extend(f"- **{label}**: {inline(value)}" for label, value in bullets)
-    if more:
-        out.extend(["", inline(more[0])])
+    for paragraph in more[0].split("\n\n") if more else ():
+        out.extend(["", inline(paragraph)])
     return [*out, ""]
 
 

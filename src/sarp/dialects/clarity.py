@@ -287,6 +287,16 @@ class ClarityDialect:
             b.diag("SARP107", i, keys=", ".join(METADATA_KEYS))
             return i + 1
         dashed = doc.lines[j].strip() == "---"
+        if not dashed:
+            # a heading or a sentence before the block: find it within the next lines
+            k, seen = j, 0
+            while k >= 0 and seen < 4 and not doc.lines[k].lstrip().startswith("|"):
+                if doc.lines[k].strip() == "---":
+                    b.diag("SARP116", k)
+                    j, dashed = k, True
+                    break
+                seen += 1
+                k = doc.first_text(k + 1)
         start = j + 1 if dashed else j
         end = start
         limit = min(len(doc.lines), start + 40)
@@ -514,6 +524,10 @@ class ClarityDialect:
             header = list(rows[0])
             lines.append("")
             lines.extend(table(header, [[r.get(h, "") for h in header] for r in rows]))
+        elif result.findings:  # failed steps known only from the report: one line each
+            lines.append("")
+            lines.extend(f"- ❌ {inline(f.title or f.description or f.id)}"
+                         for f in result.findings)
         return "\n".join(lines) + "\n"
 
 
@@ -618,8 +632,8 @@ def _details(f: Finding) -> list[str]:
         return []
     out = [f"### {f.id}: {f.title or ''} ({f.severity.value})".replace(":  (", ": (")]
     out.extend(f"- **{label}**: {inline(value)}" for label, value in bullets)
-    if more:
-        out.extend(["", inline(more[0])])
+    for paragraph in more[0].split("\n\n") if more else ():
+        out.extend(["", inline(paragraph)])
     return [*out, ""]
 
 

@@ -177,7 +177,7 @@ def read_finding_table(builder: Builder, table: Table, *, default: Severity = Se
         extra_line: str | None = None
         for name, cell in zip(fields, cells, strict=False):
             value = cell.strip()
-            if name is None or not value:
+            if name is None or value.lower() in NO_VALUE:
                 continue
             if name == "line":
                 extra_line = strip_markup(value)
@@ -395,13 +395,18 @@ _DETAIL_KEYS: Final[dict[str, str]] = {
 def read_body(builder: Builder, raw: RawFinding, start: int, end: int) -> None:
     """Fill `raw` from a finding body: `- **Key**: value` bullets, else prose."""
     doc = builder.doc
-    prose: list[str] = []
+    paragraphs: list[list[str]] = [[]]  # prose, a blank line (or a code sample) apart
+    prose = paragraphs[-1]
     current: str | None = None
     more: dict[str, list[str]] = {}  # continuation lines per field, joined once at the end
     for i in range(start, end):
         line = doc.lines[i]
         if doc.kinds[i] != PLAIN:
-            continue  # code samples stay in `raw`, not in the description
+            # code samples stay in `raw`, not in the description; they end a paragraph
+            if prose:
+                prose = []
+                paragraphs.append(prose)
+            continue
         text = list_item(line)
         candidate = text if text is not None else line.strip()
         pair = key_value(candidate)
@@ -433,10 +438,11 @@ def read_body(builder: Builder, raw: RawFinding, start: int, end: int) -> None:
     for name, lines in more.items():
         if lines:
             setattr(raw, name, " ".join([getattr(raw, name) or "", *lines]).strip())
-    if prose and not raw.description:
-        raw.description = " ".join(prose)
-    elif prose and raw.description and len(" ".join(prose)) > len(raw.description) * 2:
-        raw.description = f"{raw.description} {' '.join(prose)}"
+    text = "\n\n".join(" ".join(p) for p in paragraphs if p)
+    if text and not raw.description:
+        raw.description = text
+    elif text and raw.description and len(text) > len(raw.description) * 2:
+        raw.description = f"{raw.description}\n\n{text}"
 
 
 def details_heading(text: str) -> tuple[str, str, str | None] | None:

@@ -363,8 +363,8 @@ def _issue_details(f: Finding) -> list[str]:
     if not (f.title or f.impact or f.suggestion or more):
         return []
     out = [f"**{f.id}: {inline(f.title or '')}**".replace(": **", ":**")]
-    if more:
-        out.append(inline(more[0]))
+    for n, paragraph in enumerate(more[0].split("\n\n") if more else ()):
+        out.extend([inline(paragraph)] if n == 0 else ["", inline(paragraph)])
     if f.impact:
         out.append(f"**Risk**: {inline(f.impact)}")
     if f.suggestion:
