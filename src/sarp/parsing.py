@@ -118,7 +118,7 @@ def _abrupt_end(doc: Document) -> bool:
     """The last line stops in the middle of something.
 
     Evidence: markup left open on the last line (an odd number of backticks or `**`, an
-    unclosed parenthesis or bracket); a prose paragraph of 8+ words with no sentence
+    unclosed parenthesis or bracket); a prose paragraph of 16+ words with no sentence
     end; a last word that is the start of a longer word used earlier and never a word
     on its own; a last word cut to one or two letters. A list item that merely lacks a
     full stop is not evidence: agents end list items and sign-offs without one. Only
@@ -160,7 +160,7 @@ def _cut_word(src: str, tail: str) -> bool:
 
 
 def _open_paragraph(doc: Document, last: int) -> bool:
-    """The reply ends in a prose paragraph of 8+ words that has no sentence end.
+    """The reply ends in a prose paragraph of 16+ words that has no sentence end.
 
     Paragraphs (unlike list items, headings and `Key: value` lines) end with a full stop
     in agent prose; one that stops without it was cut off.
@@ -176,7 +176,18 @@ def _open_paragraph(doc: Document, last: int) -> bool:
         words += len(line.split())
         i -= 1
     first = doc.lines[i + 1].strip()
-    return words >= 8 and not (":" in first[:30] and first.split(":", 1)[0].count(" ") < 3)
+    if words < 16 or (":" in first[:30] and first.split(":", 1)[0].count(" ") < 3):
+        return False
+    # a closing offer ("Let me know if you need more") is often left without a stop
+    paragraph = " ".join(doc.lines[k].strip() for k in range(i + 1, last + 1))
+    tail = _SENTENCE_END.split(paragraph)[-1].strip().lower()
+    return not tail.startswith(_SIGN_OFFS)
+
+
+_SENTENCE_END: Final = re.compile(r"[.!?](?:\s|$)")
+_SIGN_OFFS: Final = ("let me know", "happy to", "ping me", "feel free", "hope this",
+                     "thanks", "thank you", "cheers", "want me to", "i can ", "shout if",
+                     "glad to", "just say", "tell me if")
 
 
 _SHORT_WORDS: Final = frozenset({"ok", "no", "up", "in", "on", "it", "is", "me", "us", "go",

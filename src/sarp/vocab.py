@@ -59,11 +59,11 @@ class StatusVocab:
         # prose verdicts: "PASS with one IMPORTANT note", "SKIPPED — no tenant code"
         first = _leading_words(key)
         for candidate in first:
-            if candidate in self.aliases:
-                return self.aliases[candidate], "alias"
             for spelling, meaning in self.canonical.items():
                 if spelling.lower() == candidate:
                     return meaning, "alias"
+            if candidate in self.aliases:
+                return self.aliases[candidate], "alias"
         return None, "unknown"
 
     def allowed(self) -> str:

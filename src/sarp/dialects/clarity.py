@@ -364,6 +364,7 @@ class ClarityDialect:
     def _detail(self, b: Builder, start: int, skip: tuple[int, int] = (0, 0)) -> None:
         doc = b.doc
         kind = b.result_type
+        from_checklist: list[RawFinding] = []
         for tbl in find_tables(doc, start):
             if skip[0] <= tbl.header_line < skip[1]:
                 continue
@@ -377,8 +378,10 @@ class ClarityDialect:
                 common.read_finding_table(b, tbl, required=required, columns=FINDING_COLUMNS)
             elif shape in ("checklist",):
                 # a verification reply's partial and missing items are its findings
+                before = len(b.findings)
                 common.read_checklist_table(b, tbl, failures_are_findings=kind in (
                     "verification", None) and self.name == "clarity" and b.envelope)
+                from_checklist.extend(b.findings[before:])
             elif shape == "criteria":
                 rows = common.read_tests_table(b, tbl, "criterion")
                 b.fields.setdefault("criteria", []).extend(rows)
@@ -393,6 +396,11 @@ class ClarityDialect:
             else:
                 b.fields.setdefault("tables", []).append(
                     {"header": tbl.header, "rows": [r.cells for r in tbl.rows]})
+        if from_checklist and len(b.findings) > len(from_checklist):
+            # the reply lists its findings in a table of their own: the checklist's
+            # failures are those findings again, not more of them
+            derived = {id(f) for f in from_checklist}
+            b.findings[:] = [f for f in b.findings if id(f) not in derived]
         known = {f.id.upper() for f in b.findings if f.id}
         common.read_details(b, start, len(doc.lines), known_ids=known)
         self._checklist_details(b, start)

@@ -34,8 +34,9 @@ SEVERITY_WORDS: Final = frozenset({
     "high severity", "medium severity", "low severity", "major issues", "minor issues",
 })
 _HEAD: Final = re.compile(
-    r"(?P<pre>[^\w~\[]{0,6})\[?(?P<sev>~~[A-Za-z ]{2,20}~~|[A-Za-z][A-Za-z0-9]{1,14}"
-    r"(?: [A-Za-z]{2,10})?)\]?(?: (?P<id>[A-Z]{1,8}-?\d{1,4})| ?#?(?P<num>\d{1,3}))?"
+    r"(?:\d{1,3}[.)] )?(?P<pre>[^\w~\[]{0,6})\[?(?P<sev>~~[A-Za-z ]{2,20}~~|[A-Za-z]"
+    r"[A-Za-z0-9]{1,14}(?: [A-Za-z]{2,10})?)\]?(?: \([^()]{1,40}\))?"
+    r"(?: (?P<id>[A-Z]{1,8}-?\d{1,4})| ?#?(?P<num>\d{1,3}))?"
     r"(?P<resolved> ?(?:→|->) ?RESOLVED)? ?(?:[:—–]|-(?= )) ?(?P<title>.{0,500})$"
 )
 _ID_SEV_HEAD: Final = re.compile(
@@ -241,6 +242,8 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
             i += 1
             continue
         item = list_item(line)
+        if item is None and group is not None and _bold_id(stripped):
+            item = stripped  # `**CR-001** a.py:3 — text` under a severity heading
         if item is None:
             i += 1
             continue
@@ -272,6 +275,14 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
                 _add_item(b, at, said.group(1) if said else None, text)
                 count += 1
     return count
+
+
+def _bold_id(line: str) -> bool:
+    """The line opens with a bold finding id: `**CR-001**` or `**CR-001:**`."""
+    if not line.startswith("**"):
+        return False
+    close = line.find("**", 2)
+    return close > 2 and common.is_id_like(line[2:close].rstrip(":").strip())
 
 
 def _fold(lines: list[str], kinds: list[int], i: int, end: int, first: str) -> tuple[str, int]:

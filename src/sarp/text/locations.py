@@ -186,8 +186,8 @@ def _parse_place(text: str, default_path: str | None) -> _Place:
             if lines is not None:
                 loc.line, loc.end_line = _int(lines["a"]), _int(lines["b"])
             return loc
-    if looks_like_path(token.rstrip(":")):
-        loc.path = token.rstrip(":")
+    if looks_like_path(token.rstrip(":,")):
+        loc.path = token.rstrip(":,")
         if tail:
             section, loc.line, loc.end_line = _section_and_lines(tail.strip())
             sym = _SYMBOL.match(tail.strip())
