@@ -76,6 +76,9 @@ def test_mechanical_variants_keep_their_meaning() -> None:
         for name, variant in VARIANTS.items():
             if label["dialect"] in ("cleo", "json") and name in ("fenced", "foreign-result"):
                 continue  # a fenced JSON line or a quoted RESULT inside JSON are other tests
+            if not text.strip() or (label.get("truncated") and name in (
+                    "chatter", "foreign-result")):
+                continue  # the variant changes the meaning: text after a cut, an empty reply
             total += 1
             problems = mismatches(sarp.parse(variant(text)), label)
             if problems:

@@ -213,7 +213,7 @@ _DEFAULT_ALIASES: Final[dict[str, Severity]] = {
     "high": MAJOR, "major": MAJOR, "important": MAJOR, "warning": MAJOR, "warn": MAJOR,
     "medium": MAJOR,
     "moderate": MAJOR, "significant": MAJOR, "yellow": MAJOR, "orange": MAJOR, "p1": MAJOR,
-    "inconsistency": MAJOR, "should fix": MAJOR,
+    "inconsistency": MAJOR, "should fix": MAJOR, "bug": MAJOR, "worth fixing": MAJOR,
     "minor": MINOR, "low": MINOR, "info": MINOR, "informational": MINOR, "note": MINOR,
     "nit": MINOR, "nitpick": MINOR, "suggestion": MINOR, "advisory": MINOR, "trivial": MINOR,
     "cosmetic": MINOR, "green": MINOR, "p2": MINOR, "p3": MINOR, "optional": MINOR,

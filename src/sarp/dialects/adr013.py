@@ -44,6 +44,10 @@ _HEADS: Final = re.compile(
     r"Important|Suggestion|High|Medium|Low)\]?(?: \d{1,3}| [A-Z]{1,4}-?\d{1,3})?:")
 
 
+_BOLD_HEAD: Final = re.compile(
+    r"\n\*\*[^\n*]{0,4}(?:CRITICAL|IMPORTANT|SUGGESTION|HIGH|MEDIUM|LOW)\b")
+
+
 class Adr013Dialect:
     name = "adr013"
     severities = SEVERITIES
@@ -65,8 +69,10 @@ class Adr013Dialect:
             score += 25
         if "## Files Reviewed" in src:
             score += 15
-        if " Review\n" in src or src.lstrip().startswith("# "):
+        if " Review\n" in src or src.lstrip().startswith("# ") or "\n# " in src:
             score += 5
+        if score and _BOLD_HEAD.search(src) is not None:
+            score += 20  # findings written as bold lines: `**🟠 MEDIUM — title**`
         return score if score >= 30 else 0
 
     def parse(self, b: Builder) -> None:

@@ -24,7 +24,7 @@ from sarp.dialects.prose import read_prose_findings
 from sarp.model import Finding, Result, Severity, Status
 from sarp.text.inline import list_item, strip_emphasis, strip_markup
 from sarp.text.lines import MARKER, Document
-from sarp.text.locations import looks_like_path
+from sarp.text.locations import parse_location
 from sarp.text.tables import find_tables
 from sarp.text.write import inline, location_text
 from sarp.vocab import BY_CONTENT, STATUS, normalise_word
@@ -248,8 +248,8 @@ class AphelionDialect:
             if not sep:
                 head, sep, tail = rest.partition(" — ")
             head_clean = strip_markup(head)
-            if sep and (looks_like_path(head_clean.split(":")[0].split(" ")[0])
-                        or common.location_in(head_clean)):
+            place = parse_location(head_clean) if sep else None
+            if sep and place is not None and place.path is not None:
                 raw.location = head_clean
                 raw.description = tail.strip() or None
             else:

@@ -390,7 +390,7 @@ class Builder:
         if not self.findings:
             return False
         last = self.doc.last_nonblank()
-        return max(f.line for f in self.findings) >= last - 12 and not self._closed()
+        return max(f.line for f in self.findings) >= last - 2 and not self._closed()
 
     def _closed(self) -> bool:
         """Whether the last line reads like an ending: sentence or row complete."""

@@ -349,7 +349,8 @@ def read_tests_table(builder: Builder, table: Table, kind: str) -> list[dict[str
 
 
 _INLINE_LOCATION: Final = re.compile(
-    r"`?(?P<loc>[\w./\-]{1,200}\.[A-Za-z][\w]{0,7}(?::\d{1,9}(?:-\d{1,9})?|::[\w\[\]-]{1,200}))`?"
+    r"`?(?P<loc>[\w./\-]{1,200}\.[A-Za-z][\w]{0,7}(?::\d{1,9}(?:-\d{1,9})?|::[\w\[\]-]{1,200}"
+    r"|`?,? lines? \d{1,9}(?:-\d{1,9})?))`?"
 )
 
 

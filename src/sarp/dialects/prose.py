@@ -52,7 +52,7 @@ _BULLET: Final = re.compile(r"[\[(](?P<sev>[A-Za-z]{2,14})[\])]\s?[:—–-]?\s?
                             r"Warning|Suggestion|Info)\s?[:—–]\s?")
 _LOOSE_SEVERITY: Final = re.compile(
     r"(?<![\w-])(critical|blocker|high|major|important|medium|warning|minor|low|nit|"
-    r"suggestion|🔴|🟠|🟡|🟢)(?![\w-])", re.IGNORECASE)
+    r"suggestion|cosmetic|bug|worth fixing|🔴|🟠|🟡|🟢)(?![\w-])", re.IGNORECASE)
 _AGENT_SUFFIX: Final = re.compile(
     r"^(?P<title>.{1,500}?) (?:—|--|–) (?P<agent>[a-z][a-z0-9-]{2,60})$")
 _EMOJI: Final = frozenset("🔴🟠🟡🟢🔵🟣🟤⚪⚫⚠❌🚨💡ℹ❗")
@@ -270,7 +270,7 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
             # Unambiguous enough: an item about a place (it starts with one), or one
             # that names a place and a severity word.
             place = common.location_in(text)
-            said = _LOOSE_SEVERITY.search(text[:80]) if place else None
+            said = _LOOSE_SEVERITY.search(text[:120]) if place else None
             if place and (said is not None or plain.lstrip("`*_ ").startswith(place)):
                 _add_item(b, at, said.group(1) if said else None, text)
                 count += 1

@@ -19,7 +19,7 @@ from typing import Final
 from sarp.dialects import common
 from sarp.dialects.base import Builder, Matcher, RawFinding
 from sarp.dialects.prose import read_prose_findings
-from sarp.model import Finding, Result, Severity, Status
+from sarp.model import ChecklistItem, ChecklistStatus, Finding, Result, Severity, Status
 from sarp.text.inline import key_value, list_item, strip_emphasis, strip_markup
 from sarp.text.lines import PLAIN, Document
 from sarp.text.tables import find_tables
@@ -275,6 +275,8 @@ class SddDialect:
                 raw.type = None
                 twin.fill(raw)
             else:
+                if matcher.find(raw) is not None:
+                    raw.type = None  # it restates a table row: the row keeps its kind
                 b.add_or_fill(raw, matcher)
 
     def render(self, result: Result) -> str:
@@ -300,8 +302,8 @@ class SddDialect:
         if result.checklist:
             lines += ["#### Compliance Check", *table(
                 ("Standard", "Status", "Notes"),
-                [(c.item, _CHECK_WORD.get(c.status.value, c.status.value), c.notes or "")
-                 for c in result.checklist]), ""]
+                [(c.item, _CHECK_WORD.get(c.status.value, c.status.value),
+                  _check_notes(c, result, derived)) for c in result.checklist]), ""]
         tests = result.fields.get("tests")
         if isinstance(tests, list) and tests and isinstance(tests[0], dict):
             header = list(tests[0])
@@ -343,6 +345,18 @@ _SECTION_TITLES: Final = {"attempted actions": "Attempted Actions",
                           "root cause analysis": "Root Cause Analysis"}
 
 
+def _check_notes(item: ChecklistItem, result: Result, derived: set[str]) -> str:
+    """A failed check that is no finding of its own restates the findings: say which, so
+    the next parse does not count it again (`_drop_restated_checks`)."""
+    notes = item.notes or ""
+    failed = item.status in (ChecklistStatus.MISSING, ChecklistStatus.PARTIAL)
+    own = any(f.title == item.item for f in result.findings if f.id in derived)
+    others = [f.id for f in result.findings if f.id not in derived]
+    if failed and not own and others and not _ID_TOKEN.search(notes.upper()):
+        notes = f"{notes} (see {', '.join(others)})".strip()
+    return notes
+
+
 def _issue_table(findings: list[Finding]) -> list[str]:
     typed = any(f.type for f in findings)
     header = [*ISSUE_COLUMNS, "Category"] if typed else list(ISSUE_COLUMNS)
@@ -380,7 +394,7 @@ def _issue_line(f: Finding) -> str:
     return f"- {body} | Severity: {_WORD_FOR[f.severity].lower()}"
 
 
-_ID_TOKEN: Final = re.compile(r"[A-Z][A-Z0-9]{0,9}-\d{1,5}")
+_ID_TOKEN: Final = re.compile(rf"\b{common.ID}\b")
 _WORD: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
 
 
