@@ -317,7 +317,11 @@ def agent_scale(agent: str | None) -> tuple[str, Callable[[str], Severity | None
         return None
     key = "-".join(agent.lower().replace("_", " ").split())
     key = _AGENT_ALIASES.get(key, key)
-    return AGENT_SCALES.get(key)
+    if key in AGENT_SCALES:
+        return AGENT_SCALES[key]
+    # `silent-failure` for silent-failure-hunter: a name that starts one agent's name
+    known = [name for name in AGENT_SCALES if name.startswith(key + "-")]
+    return AGENT_SCALES[known[0]] if len(known) == 1 else None
 
 
 @dataclass

@@ -44,6 +44,7 @@ _HEADS: Final = re.compile(
     r"Important|Suggestion|High|Medium|Low)\]?(?: \d{1,3}| [A-Z]{1,4}-?\d{1,3})?:")
 
 
+_REVIEW_TITLE: Final = re.compile(r"(?P<agent>.{1,80}) Review\b", re.IGNORECASE)
 _BOLD_HEAD: Final = re.compile(
     r"\n\*\*[^\n*]{0,4}(?:CRITICAL|IMPORTANT|SUGGESTION|HIGH|MEDIUM|LOW)\b")
 
@@ -82,11 +83,11 @@ class Adr013Dialect:
         summary = next((s for s in secs if s.level <= 3 and
                         strip_emphasis(s.title).lower().startswith(("summary", "verdict"))), None)
         for sec in secs:
-            if sec.level == 1 and sec.title.lower().endswith("review") and \
-                    sec.title.lower() != "review":
+            named = _REVIEW_TITLE.match(sec.title) if sec.level == 1 else None
+            if named is not None:
                 b.fields["title"] = sec.title
-                if b.agent is None:
-                    b.agent = "-".join(sec.title[:-6].strip().lower().split()) or None
+                if b.agent is None:  # `# Silent Failure Review — sndhdr`
+                    b.agent = "-".join(named["agent"].lower().split()) or None
             elif strip_emphasis(sec.title).lower().startswith("files reviewed"):
                 files = [strip_markup(t) for _, t in common.bullets(doc, sec.line + 1, sec.end)]
                 b.metadata["files_reviewed"] = files
@@ -201,7 +202,7 @@ class Adr013Dialect:
     def render(self, result: Result) -> str:
         agent = result.agent or ""
         written = str(result.fields.get("title") or "")
-        title = written if written.lower().endswith(" review") else " ".join(
+        title = written if _REVIEW_TITLE.match(written) else " ".join(
             [*(w.capitalize() for w in agent.split("-") if w), "Review"])
         lines = [f"# {title}", ""]
         files = result.metadata.get("files_reviewed")

@@ -161,6 +161,11 @@ def finding_head_line(line: str) -> HeadLine | None:
             return None
         form = "heading" if head[0] == 3 else f"a level-{head[0]} heading"
         return HeadLine(parsed[0], parsed[1], parsed[2], form, "", parsed[3])
+    if text.startswith("["):  # `[WARNING] W-001 a.py:3 - text`: a tagged paragraph
+        tagged = _bracket_head(text)
+        if tagged is None:
+            return None
+        return HeadLine(tagged[0], tagged[1], False, "a tagged line", "")
     if text.startswith("**"):
         inner_end = text.find("**", 2)
         if inner_end <= 2:
