@@ -402,8 +402,9 @@ def read_body(builder: Builder, raw: RawFinding, start: int, end: int) -> None:
     more: dict[str, list[str]] = {}  # continuation lines per field, joined once at the end
     for i in range(start, end):
         line = doc.lines[i]
-        if doc.kinds[i] != PLAIN:
-            # code samples stay in `raw`, not in the description; they end a paragraph
+        if doc.kinds[i] != PLAIN or line.lstrip().startswith("|"):
+            # code samples and tables stay in `raw` (tables also in `fields`), not in
+            # the description; they end a paragraph
             if prose:
                 prose = []
                 paragraphs.append(prose)

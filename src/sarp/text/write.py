@@ -13,16 +13,16 @@ __all__ = ["cell", "headline", "inline", "location_text", "table"]
 
 
 def inline(value: object) -> str:
-    """A value on one line (outside tables: nothing to escape)."""
-    return "" if value is None else " ".join(str(value).split())
+    """A value on one line, edges trimmed (the scanners strip them); inner spacing is
+    kept as written, since a code span may depend on it. Outside tables: no escapes."""
+    if value is None:
+        return ""
+    return str(value).replace("\r\n", " ").replace("\n", " ").replace("\r", " ").strip()
 
 
 def cell(value: object) -> str:
-    if value is None:
-        return ""
-    # one line, edges trimmed (the scanner strips them); inner spacing is kept as written
-    text = str(value).replace("\r\n", " ").replace("\n", " ").replace("\r", " ").strip()
-    return text.replace("|", "\\|")
+    """A table cell: one line, with pipes escaped."""
+    return inline(value).replace("|", "\\|")
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
