@@ -33,7 +33,7 @@ from sarp.model import (
     build,
 )
 from sarp.text.lines import Document
-from sarp.text.locations import parse_location
+from sarp.text.locations import parse_location, place_of
 from sarp.vocab import BY_CONTENT, CONFIDENCE_WORDS, SeverityReader, StatusValue, StatusVocab
 
 __all__ = ["Builder", "Dialect", "Matcher", "Policy", "RawFinding"]
@@ -440,11 +440,7 @@ class Matcher:
         return None
 
 
-def _place(text: str | None) -> tuple[str, int] | None:
-    location = parse_location(text) if text else None
-    if location is None or location.path is None or location.line is None:
-        return None
-    return location.path, location.line
+_place = place_of
 
 
 def _basename(path: str) -> str:

@@ -51,7 +51,7 @@ def _fence_marker(line: str) -> tuple[str, int, str] | None:
 class Document:
     """The lines of one reply with their kinds; all scanners work over this."""
 
-    __slots__ = ("_headings", "fences", "kinds", "lines", "src", "unclosed_fence")
+    __slots__ = ("_headings", "cache", "fences", "kinds", "lines", "src", "unclosed_fence")
 
     def __init__(self, text: str) -> None:
         self.src = normalise(text)
@@ -60,6 +60,8 @@ class Document:
         self.unclosed_fence: int | None = None
         self.kinds = self._classify(0, len(self.lines))
         self._headings: list[int] | None = None
+        # what scanners computed over this document's lines and kinds (tables, ...)
+        self.cache: dict[str, object] = {}
 
     def _classify(self, start: int, end: int) -> list[int]:
         lines = self.lines
@@ -99,6 +101,7 @@ class Document:
         doc.src = self.src
         doc.lines = self.lines
         doc._headings = None
+        doc.cache = {}
         kinds = list(self.kinds)
         end = close_at if close_at >= 0 else len(self.lines)
         kinds[open_at] = MARKER

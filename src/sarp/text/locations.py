@@ -17,7 +17,7 @@ from typing import Final
 from sarp.model import Location, build
 from sarp.text.inline import strip_emphasis
 
-__all__ = ["looks_like_path", "parse_location"]
+__all__ = ["looks_like_path", "parse_location", "place_of"]
 
 NO_LOCATION: Final = frozenset({"", "-", "--", "---", "—", "–", "n/a", "na", "none", "null",
                                 "nil", "(none)", "not applicable", "—-", "n.a."})
@@ -94,6 +94,16 @@ def parse_location(raw: str | None) -> Location | None:
         return None
     first, *more = places
     return _location(first, raw.strip(), [_location(p, p.raw, []) for p in more])
+
+
+def place_of(raw: str | None) -> tuple[str, int] | None:
+    """(path, line) of a location cell, or None; no Location is built (for matching)."""
+    if not raw:
+        return None
+    places = _read(raw) if len(raw) <= 512 else _read.__wrapped__(raw)
+    if not places or places[0].path is None or places[0].line is None:
+        return None
+    return places[0].path, places[0].line
 
 
 def _location(place: _Place, raw: str, extra: list[Location]) -> Location:

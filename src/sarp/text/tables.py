@@ -79,11 +79,24 @@ class Table:
 
 
 def find_tables(doc: Document, start: int = 0, end: int | None = None) -> list[Table]:
-    """Every table whose header lies in lines [start, end)."""
+    """Every table whose header lies in lines [start, end).
+
+    The document is scanned once; later calls (dialects ask for tables in several
+    sections) filter that list.
+    """
+    found = doc.cache.get("tables")
+    if found is None:
+        found = doc.cache["tables"] = _scan_tables(doc)
+    stop = len(doc.lines) if end is None else end
+    tables: list[Table] = found  # type: ignore[assignment]
+    return [t for t in tables if start <= t.header_line < stop]
+
+
+def _scan_tables(doc: Document) -> list[Table]:
     lines, kinds = doc.lines, doc.kinds
-    stop = len(lines) if end is None else end
+    stop = len(lines)
     tables: list[Table] = []
-    i = start
+    i = 0
     while i < stop - 1:
         line = lines[i]
         if kinds[i] != PLAIN or "|" not in line or kinds[i + 1] != PLAIN:
