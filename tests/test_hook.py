@@ -127,3 +127,60 @@ def test_no_protocol_and_none_required_lets_it_stop(monkeypatch: pytest.MonkeyPa
     code, out, err = _run(monkeypatch, capsys, payload, "--state-dir", state)
     assert (code, out) == (0, "")
     assert "follows no result protocol" in err
+
+
+@pytest.mark.parametrize("args", [("--dialect", "clarty"), ("--max-blocks", "500"),
+                                  ("--no-such-option",)])
+def test_option_errors_never_block(args: tuple[str, ...], monkeypatch: pytest.MonkeyPatch,
+                                   capsys: pytest.CaptureFixture[str], state: str) -> None:
+    """Claude Code reads exit 2 as "block": a typo in settings must not loop a subagent."""
+    payload = json.dumps(_payload(last_assistant_message=BAD))
+    code, out, err = _run(monkeypatch, capsys, payload, "--state-dir", state, *args)
+    assert (code, out) == (0, "")
+    assert err.startswith("sarp hook: ")
+
+
+def test_session_transcript_is_read_only_for_sidechain_entries(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], state: str,
+        tmp_path: Path) -> None:
+    transcript = tmp_path / "session.jsonl"
+    entries = [
+        {"type": "assistant", "isSidechain": True, "message": {"role": "assistant",
+                                                               "content": GOOD}},
+        {"type": "assistant", "isSidechain": False, "message": {
+            "role": "assistant", "content": "Now launching the reviewer."}},
+    ]
+    transcript.write_text("\n".join(json.dumps(e) for e in entries), encoding="utf-8")
+    payload = json.dumps({"session_id": "s", "transcript_path": str(transcript),
+                          "agent_id": "a1"})
+    code, out, err = _run(monkeypatch, capsys, payload, "--state-dir", state,
+                          "--dialect", "aphelion")
+    assert (code, out, err) == (0, "", "")
+
+
+def test_odd_transcripts_and_state_dirs_never_crash(monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str],
+                                                    tmp_path: Path) -> None:
+    transcript = tmp_path / "agent.jsonl"
+    transcript.write_text(json.dumps({"type": "assistant", "message": {
+        "role": "assistant", "content": [{"type": "text", "text": None}]}}),
+        encoding="utf-8")
+    payload = json.dumps(_payload(agent_transcript_path=str(transcript)))
+    assert _run(monkeypatch, capsys, payload)[:2] == (0, "")
+    not_a_dir = tmp_path / "file"
+    not_a_dir.write_text("x", encoding="utf-8")
+    for message in (GOOD, BAD):
+        code, out, _err = _run(monkeypatch, capsys,
+                               json.dumps(_payload(last_assistant_message=message)),
+                               "--state-dir", str(not_a_dir), "--dialect", "aphelion")
+        assert (code, out) == (0, "")
+
+
+def test_unidentified_subagents_are_not_blocked(monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str],
+                                                state: str) -> None:
+    payload = json.dumps({"session_id": "s", "last_assistant_message": BAD})
+    code, out, err = _run(monkeypatch, capsys, payload, "--state-dir", state,
+                          "--dialect", "aphelion")
+    assert (code, out) == (0, "")
+    assert "does not say which subagent" in err

@@ -222,3 +222,8 @@ def test_agents_following_the_instructions_write_conformant_replies() -> None:
             result = sarp.parse(read_reply(path), dialect=dialect)
             passed += not [d for d in defects(result) if d.severity.value != "info"]
         assert passed / len(group) >= bar, (prefix, passed, len(group))
+
+
+def test_the_json_instruction_example_is_valid_against_the_schema() -> None:
+    example_text = sarp.prompt("json", style="full").split(MARK, 1)[1]
+    assert not list(Draft202012Validator(REPLY_SCHEMA).iter_errors(json.loads(example_text)))

@@ -9,9 +9,10 @@
 # - takes the final message from last_assistant_message, else from the last assistant
 #   entry of the subagent's transcript (JSONL);
 # - parses it in the expected dialect (--dialect, else $SARP_DIALECT, else detected);
-# - lets it stop when the reply needs no correction (with --strict: only when
-#   conformant), else blocks with `sarp.reask`'s text, at most --max-blocks times per
-#   subagent (counted in a small state file, cleared when the reply passes);
+# - lets it stop when the reply is conformant (with --lenient: also when its only
+#   remarks are info-level repairs), else blocks with `sarp.reask`'s text, at most
+#   --max-blocks times per subagent (counted in a small state file, cleared when the
+#   reply passes), and only when the payload says which subagent it is;
 # - never blocks for its own reasons: a malformed payload, a missing transcript, or a
 #   reply in no protocol while none was asked for lets the subagent stop, with a warning
 #   on stderr. It always exits 0.
@@ -26,7 +27,7 @@ from typing import Any
 
 import click
 
-from sarp import DIALECTS, Conformance, parse
+from sarp import DIALECTS, DiagnosticSeverity, parse
 from sarp.prompts import reask
 from sarp.prompts.reask import defects
 
@@ -48,8 +49,8 @@ def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(part.get("text", "") for part in content
-                         if isinstance(part, dict) and part.get("type") == "text")
+        return "\n".join(part["text"] for part in content if isinstance(part, dict)
+                         and part.get("type") == "text" and isinstance(part.get("text"), str))
     return ""
 
 
@@ -58,7 +59,13 @@ def final_message(payload: dict[str, Any]) -> str | None:
     message = payload.get("last_assistant_message")
     if isinstance(message, str) and message.strip():
         return message
-    path = payload.get("agent_transcript_path") or payload.get("transcript_path")
+    # the subagent's own transcript; the session's (transcript_path) holds the parent's
+    # messages too, and only its sidechain entries can be the subagent's
+    path = payload.get("agent_transcript_path")
+    sidechain_only = False
+    if not isinstance(path, str) or not path:
+        path = payload.get("transcript_path")
+        sidechain_only = True
     if not isinstance(path, str) or not path:
         return None
     last: str | None = None
@@ -68,7 +75,8 @@ def final_message(payload: dict[str, Any]) -> str | None:
                 entry = json.loads(line)
             except ValueError:
                 continue  # a torn or foreign line: the transcript is not ours to judge
-            if not isinstance(entry, dict):
+            if not isinstance(entry, dict) or (sidechain_only and
+                                               entry.get("isSidechain") is not True):
                 continue
             body = entry.get("message")
             role = body.get("role") if isinstance(body, dict) else None
@@ -85,15 +93,38 @@ def hook() -> None:
 
 
 @hook.command("subagent-stop")
-@click.option("--dialect", type=click.Choice(sorted(DIALECTS)), default=None,
+@click.option("--dialect", default=None, metavar="DIALECT",
               help="Expected dialect (default: $SARP_DIALECT, else detected).")
-@click.option("--max-blocks", type=click.IntRange(0, 100), default=2, show_default=True,
-              help="How many times one subagent may be sent back.")
-@click.option("--strict", is_flag=True, help="Accept only conformant replies.")
+@click.option("--max-blocks", default="2", show_default=True, metavar="N",
+              help="How many times one subagent may be sent back (0-100).")
+@click.option("--lenient", is_flag=True,
+              help="Also let replies through whose only remarks are info-level repairs.")
 @click.option("--state-dir", default=None, help="Where block counts are kept.")
-def subagent_stop(dialect: str | None, max_blocks: int, strict: bool,
+def subagent_stop(dialect: str | None, max_blocks: str, lenient: bool,
                   state_dir: str | None) -> int:
-    """Check a subagent's final message; block with a re-ask when it is off-format."""
+    """Check a subagent's final message; block with a re-ask when it is off-format.
+
+    Options are checked here, not by click: a usage error would exit 2, which Claude
+    Code reads as "block", and a typo in settings would send every subagent back.
+    """
+    try:
+        return _subagent_stop(dialect, max_blocks, lenient, state_dir)
+    except Exception as exc:  # the hook must never break a session: warn and let it stop
+        _warn(f"internal error ({type(exc).__name__}: {exc}); letting the subagent stop")
+        return 0
+
+
+def _subagent_stop(dialect: str | None, max_blocks_text: str, lenient: bool,
+                   state_dir: str | None) -> int:
+    wanted = dialect or os.environ.get("SARP_DIALECT") or None
+    if wanted is not None and wanted not in DIALECTS:
+        _warn(f"unknown dialect {wanted!r}; letting the subagent stop")
+        return 0
+    if not max_blocks_text.isdigit() or not 0 <= int(max_blocks_text) <= 100:
+        _warn(f"--max-blocks {max_blocks_text!r} is not a number from 0 to 100; letting the"
+              " subagent stop")
+        return 0
+    max_blocks = int(max_blocks_text)
     raw = sys.stdin.read()
     try:
         payload = json.loads(raw)
@@ -110,27 +141,29 @@ def subagent_stop(dialect: str | None, max_blocks: int, strict: bool,
               " stop")
         return 0
     if message is None:
-        _warn("no final message in the payload or transcript; letting the subagent stop")
+        _warn("no final message of the subagent in the payload or its transcript; letting"
+              " the subagent stop")
         return 0
-    wanted = dialect or os.environ.get("SARP_DIALECT") or None
-    if wanted is not None and wanted not in DIALECTS:
-        _warn(f"unknown dialect {wanted!r} in SARP_DIALECT; detecting instead")
-        wanted = None
     result = parse(message, dialect=wanted)
+    remarks = defects(result)
+    passed = not remarks or (lenient and all(
+        d.severity is DiagnosticSeverity.INFO for d in remarks))
     counter = _state_dir(state_dir) / (_key(payload) + ".json")
-    passed = result.conformance is Conformance.CONFORMANT if strict else not [
-        d for d in defects(result) if d.severity.value != "info"]
     if passed or (wanted is None and result.dialect == "text"):
         if not passed:
             _warn("the final message follows no result protocol and none was required"
                   " (set --dialect or SARP_DIALECT); letting the subagent stop")
-        counter.unlink(missing_ok=True)
+        _forget(counter)
+        return 0
+    if not (payload.get("agent_id") or payload.get("agent_transcript_path")):
+        _warn("the payload does not say which subagent this is, so re-asks cannot be"
+              " counted; letting the subagent stop")
         return 0
     blocks = _read_count(counter)
     if blocks >= max_blocks:
         _warn(f"the reply is still off-format after {blocks} re-ask(s); letting the"
               " subagent stop")
-        counter.unlink(missing_ok=True)
+        _forget(counter)
         return 0
     reason = reask(result) or "Send your result again in the requested format."
     try:
@@ -144,10 +177,17 @@ def subagent_stop(dialect: str | None, max_blocks: int, strict: bool,
     return 0
 
 
+def _forget(counter: Path) -> None:
+    try:
+        counter.unlink(missing_ok=True)
+    except OSError as exc:
+        _warn(f"cannot clear the block count ({exc.strerror or exc})")
+
+
 def _key(payload: dict[str, Any]) -> str:
     """One subagent: its session, agent id and transcript."""
     parts = [str(payload.get(k) or "") for k in ("session_id", "agent_id",
-                                                  "agent_transcript_path")]
+                                                  "agent_transcript_path", "agent_type")]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
 
 

@@ -40,6 +40,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code = cli.main(args=args, prog_name="sarp", standalone_mode=False)
     except click.UsageError as exc:
+        if args[:1] == ["hook"]:
+            # an agent runtime reads exit 2 from a hook as "block": a typo in the hook's
+            # settings must not send every subagent back, so warn and let it stop
+            click.echo(f"sarp hook: {exc.format_message()}; letting the subagent stop",
+                       err=True)
+            return 0
         exc.show()
         return 2
     except UsageFailure as exc:

@@ -42,7 +42,8 @@ TAIL_METRICS: Final = ("Coverage", "Reason")  # appended on PARTIAL and ERROR
 # what each metric holds, for instructions and for metrics a renderer does not know
 PLACEHOLDERS: Final = {"Doc": "<path>", "Pair": "<docA>/<docB>", "Task": "<ID>",
                        "Screen": "<name>", "Criteria": "<pass>/<total>",
-                       "Tests": "<pass>/<total>", "Coverage": "<X%>", "Reason": "<reason>"}
+                       "Tests": "<pass>/<total>", "Coverage": "<X%>", "Reason": "<reason>",
+                       "Steps": "<passed>/<total>"}
 METADATA_KEYS: Final = ("Protocol", "Agent", "Assigned", "Scope", "Coverage", "Confidence")
 FINDING_COLUMNS: Final = ("ID", "Severity", "Type", "Location", "Counter-location",
                           "Description", "Suggestion")

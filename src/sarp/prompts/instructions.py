@@ -11,6 +11,7 @@
 # - An unknown dialect or role raises ValueError naming the known ones.
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Final, Literal
 
@@ -30,6 +31,7 @@ from sarp.dialects.sdd import ISSUE_COLUMNS, SECTIONS, STATUS_WORDS
 from sarp.model import Status
 from sarp.parsing import render
 from sarp.prompts.examples import ROLES, example
+from sarp.prompts.schema import lean_reply
 from sarp.vocab import STATUS
 
 __all__ = ["prompt", "resolve_role"]
@@ -76,8 +78,9 @@ def prompt(dialect: str, result_type: str | None = None, agent: str | None = Non
     if dialect == "adr013":
         ex.agent = role
     body = _WRITERS[dialect](role, style == "full")
-    return "\n".join([*body, "", "Example of a complete reply:", "", render(ex, dialect).rstrip(),
-                      ""])
+    # the json example is the lean reply the schema describes, not the full Result
+    shown = json.dumps(lean_reply(ex), indent=2) if dialect == "json" else render(ex, dialect)
+    return "\n".join([*body, "", "Example of a complete reply:", "", shown.rstrip(), ""])
 
 
 def _status_words(dialect: str) -> str:
@@ -234,8 +237,7 @@ def _json(role: str, full: bool) -> list[str]:
         "Reply with one JSON object and nothing else (no code fence, no prose):",
         '{"status": "CLEAN|FINDINGS|PARTIAL|BLOCKED|ERROR", "summary": "...",'
         ' "findings": [{"id": "F1", "severity": "critical|major|minor", "location":'
-        ' {"raw": "path:line", "path": "path", "line": 1}, "description": "...",'
-        ' "suggestion": "..."}]}',
+        ' "path/to/file.py:42", "description": "...", "suggestion": "..."}]}',
         "status is FINDINGS when findings is not empty, CLEAN when it is.",
     ]
     if full:

@@ -13,9 +13,10 @@ from __future__ import annotations
 from typing import Final
 
 from sarp import diagnostics
-from sarp.dialects.clarity import METADATA_KEYS
+from sarp.dialects.clarity import METADATA_KEYS, PLACEHOLDERS
 from sarp.model import Delivery, Diagnostic, DiagnosticSeverity, Result
 from sarp.parsing import render
+from sarp.vocab import STATUS
 
 __all__ = ["defects", "reask"]
 
@@ -86,7 +87,7 @@ def _exact_line(result: Result, diag: Diagnostic, fixed: list[str]) -> str | Non
     if not fixed:
         return None
     if result.dialect in ("clarity", "bowser") and diag.code in _SUMMARY_CODES:
-        return fixed[0]
+        return _summary_line(result, fixed[0])
     if diag.code == "SARP107":  # the whole metadata block, what is known filled in
         known = {k.lower(): v for k, v in result.metadata.items()}
         known.setdefault("protocol", "v1")
@@ -109,6 +110,29 @@ def _exact_line(result: Result, diag: Diagnostic, fixed: list[str]) -> str | Non
                                                  or f"{key} line" in diag.message):
                 return line.strip()
     return None
+
+
+def _summary_line(result: Result, rendered: str) -> str:
+    """The rendered summary line with only what the reply supports filled in: a status
+    the parser had to guess, and metrics the reply never gave, become placeholders."""
+    codes = {d.code for d in result.diagnostics}
+    vocab = " | ".join(STATUS[result.dialect].canonical).replace(" | ", "|")
+    parts = rendered.split(" | ")
+    head = parts[0]
+    if "SARP102" in codes or ("SARP101" in codes and not result.native_status):
+        head = f"RESULT: <{vocab}>"
+    elif "SARP302" in codes:  # the word contradicted the content: the content decides
+        words = ("FINDINGS", "CLEAN") if result.dialect == "clarity" else ("FAIL", "PASS")
+        head = f"RESULT: {words[0] if result.findings else words[1]}"
+    derived = {"Findings", "Critical", "Major", "Minor", "Items", "Applied", "Partial",
+               "Missing", "Type"}
+    out = [head]
+    for part in parts[1:]:
+        key, _, _value = part.partition(": ")
+        if key not in result.metrics and key not in derived:
+            part = f"{key}: {PLACEHOLDERS.get(key, '<N>')}"
+        out.append(part)
+    return " | ".join(out)
 
 
 def _block(lines: list[str]) -> str:

@@ -14,7 +14,7 @@ from sarp.dialects.json_ import SEVERITIES
 from sarp.model import Result
 from sarp.vocab import STATUS
 
-__all__ = ["schema"]
+__all__ = ["lean_reply", "schema"]
 
 DRAFT: Final = "https://json-schema.org/draft/2020-12/schema"
 
@@ -77,6 +77,25 @@ def _reply() -> dict[str, Any]:
              "then": {"properties": {"findings": {"minItems": 1}}}},
         ],
     }
+
+
+def lean_reply(result: Result) -> dict[str, Any]:
+    """`result` as the lean reply `schema("json")` describes (what agents are shown)."""
+    keys = _reply()["properties"]
+    item_keys = _finding()["properties"]
+    findings = []
+    for finding in result.findings:
+        item = {k: v for k, v in finding.model_dump(mode="json").items()
+                if k in item_keys and v not in (None, "")}
+        if finding.location is not None:
+            item["location"] = finding.location.raw
+        findings.append(item)
+    data = {k: v for k, v in result.model_dump(mode="json").items()
+            if k in keys and v not in (None, "", [], {})}
+    data["status"] = result.status.value
+    data.setdefault("summary", "")
+    data["findings"] = findings
+    return data
 
 
 def schema(dialect: str | None = None) -> dict[str, Any]:
