@@ -171,6 +171,9 @@ class Adr013Dialect:
                    hint="End the Summary with `- **Verdict**: ISSUES FOUND | APPROVED`.")
             return
         verdict_word = (b.status_word or "").upper()
+        if verdict_word == "APPROVED":  # APPROVED with findings listed: ISSUES FOUND meant
+            b.expect_count("the Verdict", "APPROVED, findings", 0, len, "findings",
+                           verdict_line)
         if verdict_word.startswith("SKIPPED") and not reason:
             b.diag("SARP403", verdict_line)
         elif verdict_word.startswith("SKIPPED"):

@@ -297,6 +297,10 @@ class AphelionDialect:
             summed = sum(p for p in parts if isinstance(p, int))
             if summed != total:
                 b.diag("SARP303", keys["TOTAL"], total=total, sum=summed)
+        failed = b.metrics.get("FAILED")
+        if status == "success" and isinstance(failed, int) and failed > 0:
+            b.diag("SARP302", keys.get("STATUS", b.envelope_line), status=b.status_word,
+                   why=f"FAILED is {failed}; a tester reports failure when a test fails")
         critical = b.metrics.get("CRITICAL_COUNT")
         if status in ("approved", "conditional", "rejected") and isinstance(critical, int) and \
                 (status == "rejected") != (critical > 0):
