@@ -136,6 +136,21 @@ _TABLE: Final[tuple[Code, ...]] = (
     Code("SARP409", WARNING, "{key} value {value!r} is not understood; {action}"),
     Code("SARP410", WARNING, "the reply returns content besides the return message; kept as"
          " summary", "Return only the one-line return message."),
+    # 5xx manifest
+    Code("SARP501", ERROR, "manifest line skipped: {what}; the entries before and after it"
+         " are kept", "Write one JSON object per line; `sarp manifest repair` moves bad lines"
+         " aside."),
+    Code("SARP502", ERROR, "manifest entry has no {key!r}",
+         "A manifest entry needs id, file, title, date, status, topics, key_findings and"
+         " actionable."),
+    Code("SARP503", ERROR, "manifest entry {key!r} {problem}"),
+    Code("SARP504", INFO, "manifest key {written!r} read as {canonical!r}",
+         "Write {canonical!r}."),
+    Code("SARP505", ERROR, "manifest id {id!r} is already used", "Give every entry its own id."),
+    Code("SARP506", ERROR, "manifest file {file!r} {problem}",
+         "Name a file inside the output directory, relative to it."),
+    Code("SARP507", ERROR, "no return message found",
+         "End with one line such as `Research complete. See MANIFEST.jsonl for summary.`"),
 )
 
 CODES: Final[dict[str, Code]] = {entry.code: entry for entry in _TABLE}

@@ -9,7 +9,7 @@ import click
 
 from sarp import DiagnosticSeverity
 from sarp.cli.common import dialect_option, format_diagnostic, parse_inputs
-from sarp.cli.output import echo, styled_code
+from sarp.cli.output import echo_diagnostic
 
 
 @click.command("lint")
@@ -34,8 +34,7 @@ def command(files: tuple[str, ...], dialect: str | None, strict: bool, fmt: str)
             elif fmt == "github":
                 click.echo(format_diagnostic(name, diag, fmt))
             else:
-                location, _, message = diag.format(name).partition(f" {diag.code} ")
-                echo(location, " ", styled_code(diag.code, diag.severity.value), " ", message)
+                echo_diagnostic(name, diag)
     if fmt == "json":
         click.echo(json.dumps(records, indent=2, ensure_ascii=False))
     return 1 if failed else 0

@@ -9,7 +9,9 @@ from typing import TextIO
 from rich.console import Console
 from rich.text import Text
 
-__all__ = ["echo", "styled", "styled_code"]
+from sarp.model import Diagnostic
+
+__all__ = ["echo", "echo_diagnostic", "styled", "styled_code"]
 
 SEVERITY_STYLES = {
     "critical": "bold red", "major": "yellow", "minor": "cyan",
@@ -46,3 +48,9 @@ def styled_code(code: str, severity: str) -> tuple[str, str]:
 def styled(word: str) -> tuple[str, str]:
     """`word` with the style its meaning has (a severity or a status)."""
     return word, SEVERITY_STYLES.get(word, "")
+
+
+def echo_diagnostic(name: str, diag: Diagnostic, *, err: bool = False) -> None:
+    """`name:line:col: CODE message`, the code styled by its severity."""
+    location, _, message = diag.format(name).partition(f" {diag.code} ")
+    echo(location, " ", styled_code(diag.code, diag.severity.value), " ", message, err=err)

@@ -1,0 +1,320 @@
+"""MANIFEST.jsonl: validation profiles, aliases, safe concurrent append, tolerant read."""
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sarp import manifest
+from sarp.manifest import ManifestError
+
+
+def entry(**changes: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "id": "auth-flow-2026-11-21", "file": "2026-11-21_auth-flow.md",
+        "title": "Auth flow research", "date": "2026-11-21", "status": "complete",
+        "agent_type": "research", "topics": ["auth", "sessions"],
+        "key_findings": ["Tokens never expire", "Refresh is unused", "Logout is local"],
+        "actionable": True, "needs_followup": ["T12"], "linked_tasks": ["T10"],
+    }
+    base.update(changes)
+    return {k: v for k, v in base.items() if v is not None}
+
+
+def codes(found: list[Any]) -> list[tuple[str, str]]:
+    return [(d.code, d.message) for d in found]
+
+
+# (name, entry changes, strict codes, lenient codes)
+CASES: list[tuple[str, dict[str, Any], list[str], list[str]]] = [
+    ("valid", {}, [], []),
+    ("missing title", {"title": None}, ["SARP502"], ["SARP502"]),
+    ("bad status", {"status": "done"}, ["SARP503"], ["SARP503"]),
+    ("bad date", {"date": "21/11/2026"}, ["SARP503"], ["SARP503"]),
+    ("topics not a list", {"topics": "auth"}, ["SARP503"], ["SARP503"]),
+    ("actionable not bool", {"actionable": "yes"}, ["SARP503"], ["SARP503"]),
+    ("free-form id", {"id": "T12-auth"}, ["SARP503"], []),
+    ("file without date", {"file": "auth.md"}, ["SARP503"], []),
+    ("two findings", {"key_findings": ["a", "b"]}, ["SARP503"], []),
+    ("cli agent type", {"agent_type": "consensus"}, ["SARP503"], []),
+    ("skill agent type", {"agent_type": "ct-research-agent"}, ["SARP503"], []),
+    ("unknown agent type", {"agent_type": "wizard"}, ["SARP503"], ["SARP503"]),
+    ("bad followup", {"needs_followup": ["later"]}, ["SARP503"], []),
+    ("blocked followup", {"needs_followup": ["BLOCKED: waiting on keys"]}, [], []),
+    ("short title", {"title": "Auth"}, ["SARP503"], []),
+]
+
+
+@pytest.mark.parametrize(("name", "changes", "strict", "lenient"), CASES,
+                         ids=[c[0] for c in CASES])
+def test_profiles(name: str, changes: dict[str, Any], strict: list[str],
+                  lenient: list[str]) -> None:
+    data = entry(**changes)
+    assert [d.code for d in manifest.validate(data, "strict")] == strict
+    assert [d.code for d in manifest.validate(data, "lenient")] == lenient
+
+
+def test_missing_keys_are_each_named() -> None:
+    found = manifest.validate({"id": "x"}, "lenient")
+    assert [d.message for d in found] == [
+        f"manifest entry has no {key!r}" for key in
+        ("file", "title", "date", "status", "topics", "key_findings", "actionable")]
+
+
+def test_aliases_are_normalised_and_reported() -> None:
+    data = entry(file=None, agent_type=None)
+    data.update(outputFile="2026-11-21_auth-flow.md", agentType="research", taskId="T10")
+    normal, notes = manifest.normalise(data)
+    assert (normal["file"], normal["agent_type"], normal["task_id"]) == (
+        "2026-11-21_auth-flow.md", "research", "T10")
+    assert codes(notes) == [
+        ("SARP504", "manifest key 'outputFile' read as 'file'"),
+        ("SARP504", "manifest key 'agentType' read as 'agent_type'"),
+        ("SARP504", "manifest key 'taskId' read as 'task_id'"),
+    ]
+    # aliases are info: the entry is valid in both profiles
+    assert [d.code for d in manifest.validate(data, "strict")] == ["SARP504"] * 3
+
+
+def test_canonical_key_wins_over_alias() -> None:
+    normal, _ = manifest.normalise({"output": "b.md", "file": "a.md"})
+    assert normal == {"file": "a.md"}
+
+
+@pytest.mark.parametrize(("path", "problem"), [
+    ("/etc/passwd", "is an absolute path"),
+    ("../secrets.md", "climbs out with .."),
+    ("notes/../../x.md", "climbs out with .."),
+    ("link/x.md", "resolves (through a symlink) outside the output directory"),
+    ("ok/2026-11-21_a.md", None),
+])
+def test_file_must_stay_inside_output_dir(tmp_path: Path, path: str,
+                                          problem: str | None) -> None:
+    out = tmp_path / "out"
+    (out / "ok").mkdir(parents=True)
+    (out / "link").symlink_to(tmp_path)
+    assert manifest.escapes(path, out) == problem
+    found = manifest.validate(entry(file=path), "lenient", output_dir=out)
+    assert [d.code for d in found] == ([] if problem is None else ["SARP506"])
+
+
+def test_append_then_read(tmp_path: Path) -> None:
+    path = tmp_path / "MANIFEST.jsonl"
+    first = manifest.append(path, entry())
+    second = manifest.append(path, entry(id="T11-cache", output="cache.md", file=None))
+    assert second["file"] == "cache.md" and "output" not in second
+    read = manifest.read(path)
+    assert read.diagnostics == []
+    assert read.entries == [(1, first), (2, second)]
+    assert path.read_text().count("\n") == 2
+
+
+def test_append_refuses_invalid_entry_with_every_problem(tmp_path: Path) -> None:
+    path = tmp_path / "MANIFEST.jsonl"
+    with pytest.raises(ManifestError) as caught:
+        manifest.append(path, entry(status="done", date="soon"), profile="strict")
+    assert [d.code for d in caught.value.diagnostics] == ["SARP503", "SARP503"]
+    assert not path.exists() or path.read_text() == ""
+
+
+def test_append_refuses_duplicate_id(tmp_path: Path) -> None:
+    path = tmp_path / "MANIFEST.jsonl"
+    manifest.append(path, entry())
+    with pytest.raises(ManifestError) as caught:
+        manifest.append(path, entry(title="Another title"))
+    assert codes(caught.value.diagnostics) == [
+        ("SARP505", "manifest id 'auth-flow-2026-11-21' is already used")]
+    assert len(manifest.read(path).entries) == 1
+
+
+def test_append_refuses_escaping_file(tmp_path: Path) -> None:
+    with pytest.raises(ManifestError) as caught:
+        manifest.append(tmp_path / "M.jsonl", entry(file="../../etc/x.md"),
+                        output_dir=tmp_path)
+    assert [d.code for d in caught.value.diagnostics] == ["SARP506"]
+
+
+def test_read_reports_duplicates_written_by_others(tmp_path: Path) -> None:
+    path = tmp_path / "MANIFEST.jsonl"
+    line = json.dumps(entry())
+    path.write_text(f"{line}\n{line}\n")
+    read = manifest.read(path)
+    assert len(read.entries) == 2  # kept: the reader reports, it does not decide
+    assert [(d.code, d.line) for d in read.diagnostics] == [("SARP505", 2)]
+
+
+def test_torn_last_line_is_reported_and_earlier_entries_kept(tmp_path: Path) -> None:
+    path = tmp_path / "MANIFEST.jsonl"
+    manifest.append(path, entry())
+    manifest.append(path, entry(id="b-2026-11-21"))
+    with open(path, "ab") as handle:  # a writer killed mid-line
+        handle.write(json.dumps(entry(id="c-2026-11-21")).encode()[:40])
+    before = path.read_bytes()
+    read = manifest.read(path)
+    assert [e["id"] for _, e in read.entries] == ["auth-flow-2026-11-21", "b-2026-11-21"]
+    assert [(d.code, d.line, d.message) for d in read.diagnostics] == [
+        ("SARP501", 3, "manifest line skipped: a torn last line (a writer stopped mid-line);"
+         " the entries before and after it are kept")]
+    assert path.read_bytes() == before  # reading never rewrites
+    # the next writer starts on a fresh line: only the torn line stays bad
+    manifest.append(path, entry(id="d-2026-11-21"))
+    read = manifest.read(path)
+    assert [e["id"] for _, e in read.entries] == [
+        "auth-flow-2026-11-21", "b-2026-11-21", "d-2026-11-21"]
+    assert [(d.code, d.line) for d in read.diagnostics] == [("SARP501", 3)]
+
+
+def test_repair_moves_bad_lines_aside(tmp_path: Path) -> None:
+    path = tmp_path / "MANIFEST.jsonl"
+    good = json.dumps(entry())
+    path.write_text(f"{good}\nnot json\n[1, 2]\n\n{json.dumps(entry(id='b'))}\n{{\"id\": ")
+    moved = manifest.repair(path)
+    assert [(d.code, d.line) for d in moved] == [("SARP501", 2), ("SARP501", 3),
+                                                 ("SARP501", 6)]
+    assert (tmp_path / "MANIFEST.jsonl.rejected").read_text() == (
+        'not json\n[1, 2]\n{"id": \n')
+    read = manifest.read(path)
+    assert read.diagnostics == [] and [e["id"] for _, e in read.entries] == [
+        "auth-flow-2026-11-21", "b"]
+    assert manifest.repair(path) == []  # nothing left to move
+
+
+def test_query(tmp_path: Path) -> None:
+    path = tmp_path / "MANIFEST.jsonl"
+    manifest.append(path, entry())
+    manifest.append(path, entry(id="T12-cache", status="partial", needs_followup=[],
+                                taskId="T12", linked_tasks=[]))
+    manifest.append(path, entry(id="T13-db", status="blocked",
+                                needs_followup=["BLOCKED: no credentials"]))
+    entries = manifest.read(path).entries
+
+    def ids(**conditions: Any) -> list[str]:
+        return [e["id"] for e in manifest.query(entries, **conditions)]
+
+    assert ids(id="T12-cache") == ["T12-cache"]
+    assert ids(task="T12") == ["T12-cache"]
+    assert ids(task="T10") == ["auth-flow-2026-11-21", "T13-db"]  # linked_tasks
+    assert ids(status="blocked") == ["T13-db"]
+    assert ids(needs_followup=True) == ["auth-flow-2026-11-21", "T13-db"]
+    assert ids(needs_followup=False, status="partial") == ["T12-cache"]
+
+
+def _writer(path: str, worker: int, count: int) -> None:
+    for n in range(count):
+        manifest.append(path, entry(id=f"w{worker}-{n}", title=f"Worker {worker} entry {n}",
+                                    key_findings=["x" * (n % 50)] * 3))
+
+
+def test_concurrent_writers_lose_and_interleave_nothing(tmp_path: Path) -> None:
+    path = str(tmp_path / "MANIFEST.jsonl")
+    workers, count = 8, 200
+    context = multiprocessing.get_context("fork")
+    processes = [context.Process(target=_writer, args=(path, w, count))
+                 for w in range(workers)]
+    for process in processes:
+        process.start()
+    for process in processes:
+        process.join(timeout=120)
+        assert process.exitcode == 0
+    lines = Path(path).read_text().split("\n")
+    assert lines[-1] == "" and len(lines) == workers * count + 1
+    ids = [json.loads(line)["id"] for line in lines[:-1]]  # every line valid JSON
+    assert sorted(ids) == sorted(f"w{w}-{n}" for w in range(workers) for n in range(count))
+    read = manifest.read(path)
+    assert read.diagnostics == [] and len(read.entries) == workers * count
+
+
+def _killed_writer(path: str) -> None:
+    manifest.append(path, entry(id="before-kill"))
+    with open(path, "ab") as handle:
+        handle.write(b'{"id": "mid-write", "title": "cut sh')
+        handle.flush()
+        os._exit(9)  # dies without finishing its line
+
+
+def test_killed_writer_leaves_earlier_entries_readable(tmp_path: Path) -> None:
+    path = str(tmp_path / "MANIFEST.jsonl")
+    manifest.append(path, entry())
+    process = multiprocessing.get_context("fork").Process(target=_killed_writer,
+                                                           args=(path,))
+    process.start()
+    process.join(timeout=60)
+    assert process.exitcode == 9
+    read = manifest.read(path)
+    assert [e["id"] for _, e in read.entries] == ["auth-flow-2026-11-21", "before-kill"]
+    assert [(d.code, d.line) for d in read.diagnostics] == [("SARP501", 3)]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Research complete. See MANIFEST.jsonl for summary.", []),
+    ("Implementation partial. See MANIFEST.jsonl for details.", []),
+    ("Validation blocked. See MANIFEST.jsonl for blocker details.", []),
+    ("Decomposition complete. Manifest appended to pipeline_manifest.", []),
+    ("Research completed. see MANIFEST.jsonl for summary", ["SARP406"]),
+    ("Research complete. See MANIFEST.jsonl for summary.\nAlso I fixed the README.",
+     ["SARP410"]),
+    ("I looked into it and everything seems fine.", ["SARP507"]),
+    ("", ["SARP507"]),
+])
+def test_return_messages(text: str, expected: list[str]) -> None:
+    assert [d.code for d in manifest.check_return_message(text)
+            if d.code != "SARP001"] == expected
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+            *argv: str, stdin: str = "") -> tuple[int, str, str]:
+    import io
+
+    from sarp.cli.main import main
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(stdin.encode())))
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_append_validate_query_repair(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    path = str(tmp_path / "MANIFEST.jsonl")
+    aliased = entry(file=None, outputFile="2026-11-21_auth-flow.md")
+    assert run_cli(capsys, monkeypatch, "manifest", "append", path,
+                   stdin=json.dumps(aliased)) == (
+        0, json.dumps(manifest.normalise(aliased)[0], separators=(",", ":")) + "\n",
+        "<stdin>:1:1: SARP504 manifest key 'outputFile' read as 'file'\n")
+    code, out, err = run_cli(capsys, monkeypatch, "manifest", "append", path,
+                             stdin=json.dumps(entry(file="../up.md", status="done")))
+    assert (code, out, err) == (1, "", (
+        "<stdin>:1:1: SARP503 manifest entry 'status' 'done' is not one of complete,"
+        " partial, blocked, archived\n"
+        "<stdin>:1:1: SARP506 manifest file '../up.md' climbs out with ..\n"))
+    assert run_cli(capsys, monkeypatch, "manifest", "append", path, stdin="[1]")[0] == 2
+    with open(path, "a") as handle:
+        handle.write('{"id": "torn')
+    assert run_cli(capsys, monkeypatch, "manifest", "validate", path, "--profile",
+                   "strict") == (1, f"{path}:2:1: SARP501 manifest line skipped: a torn last"
+                                 " line (a writer stopped mid-line); the entries before and"
+                                 " after it are kept\n", "")
+    code, out, _ = run_cli(capsys, monkeypatch, "manifest", "query", path, "--task", "T10")
+    assert code == 0 and [json.loads(line)["id"] for line in out.splitlines()] == [
+        "auth-flow-2026-11-21"]
+    assert run_cli(capsys, monkeypatch, "manifest", "repair", path)[2] == (
+        f"{path}: 1 line(s) moved to {path}.rejected\n")
+    assert run_cli(capsys, monkeypatch, "manifest", "validate", path) == (
+        0, "", f"{path}: 1 entries, valid (lenient)\n")
+    assert run_cli(capsys, monkeypatch, "manifest", "validate",
+                   str(tmp_path / "missing.jsonl"))[0] == 2
+
+
+def test_cli_check_return(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                          monkeypatch: pytest.MonkeyPatch) -> None:
+    good, loose = tmp_path / "good.txt", tmp_path / "loose.txt"
+    good.write_text("Research complete. See MANIFEST.jsonl for summary.\n")
+    loose.write_text("research completed, see manifest.jsonl\n")
+    assert run_cli(capsys, monkeypatch, "manifest", "check-return", str(good)) == (0, "", "")
+    code, out, _ = run_cli(capsys, monkeypatch, "manifest", "check-return", str(good),
+                           str(loose))
+    assert code == 1 and out.startswith(f"{loose}:1:1: SARP")
