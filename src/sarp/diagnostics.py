@@ -151,6 +151,17 @@ _TABLE: Final[tuple[Code, ...]] = (
          "Name a file inside the output directory, relative to it."),
     Code("SARP507", ERROR, "no return message found",
          "End with one line such as `Research complete. See MANIFEST.jsonl for summary.`"),
+    # 6xx stack
+    Code("SARP601", INFO, "over budget: {protocol} section {section!r} {action}"),
+    Code("SARP602", WARNING, "over budget after compression ({tokens} > {budget} tokens):"
+         " fell back to the minimal strategy", "Raise the budget or load fewer protocols."),
+    Code("SARP603", ERROR, "the prompt needs {tokens} tokens even with the minimal strategy;"
+         " the budget is {budget}", "Raise the budget, shorten the skill or the task"
+         " description, or load fewer protocols."),
+    Code("SARP604", ERROR, "placeholder {placeholder} has no value",
+         "Give it a value (task field or --set {name}=...)."),
+    Code("SARP605", ERROR, "protocol {path}: {problem}"),
+    Code("SARP606", ERROR, "no protocol named {name!r}", "Known protocols: {known}."),
 )
 
 CODES: Final[dict[str, Code]] = {entry.code: entry for entry in _TABLE}

@@ -1,0 +1,269 @@
+"""CLEO protocol stack: selection table, seed conflicts, budgets, placeholders, registry."""
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sarp.stack import (
+    Overrides,
+    Registry,
+    StackError,
+    Task,
+    assemble,
+    estimate_tokens,
+    select,
+)
+
+REGISTRY = Registry()
+TODAY = datetime.date(2026, 11, 21)
+
+
+def task(**fields: Any) -> Task:
+    return Task.model_validate({"id": "T100", "title": "Work item", **fields})
+
+
+# (case, task fields, overrides, protocols loaded, rejected {protocol: reason fragment})
+SELECTION: list[tuple[str, dict[str, Any], Overrides | None, list[str], dict[str, str]]] = [
+    # every trigger kind
+    ("default", {}, None, ["implementation"], {}),
+    ("skill", {"skills": ["ct-research-agent"]}, None, ["research"], {}),
+    ("skill with label", {"skills": ["ct-dev-workflow"], "labels": ["release"]}, None,
+     ["release"], {}),
+    ("skill without its label", {"skills": ["ct-dev-workflow"]}, None, ["implementation"],
+     {}),
+    ("label", {"labels": ["Investigate"]}, None, ["research"], {}),
+    ("type as label", {"type": "spec"}, None, ["specification"], {}),
+    ("epic context", {"epic_labels": ["contribution-protocol"]}, None, ["consensus"], {}),
+    ("epic context camelCase", {"epicLabels": ["contribution-protocol"]}, None,
+     ["consensus"], {}),
+    ("description", {"description": "Please find out why the cache misses."}, None,
+     ["research"], {}),
+    ("title words count", {"title": "Break down the billing epic"}, None,
+     ["decomposition"], {}),
+    ("two compatible", {"labels": ["research", "consensus"]}, None,
+     ["research", "consensus"], {}),
+    # exclusion rules
+    ("decomposition excludes implementation",
+     {"labels": ["planning", "implementation"]}, None, ["decomposition"],
+     {"implementation": "decomposition and implementation exclude each other"}),
+    ("research excludes implementation (§4.2 over §6.1)",
+     {"labels": ["research", "coding"]}, None, ["implementation"],
+     {"research": "implementation and research exclude each other"}),
+    ("release loads alone", {"labels": ["release", "research"]}, None, ["release"],
+     {"research": "release loads alone"}),
+    ("conflict group", {"labels": ["contribution"], "description": "version bump"}, None,
+     ["contribution"], {"release": "loads alone and contribution is already loaded"}),
+    ("not compatible with primary", {"labels": ["coding", "consensus"]}, None,
+     ["implementation"], {"consensus": "not compatible with the primary protocol"}),
+    ("two-protocol cap", {"labels": ["research", "consensus", "spec"]}, None,
+     ["research", "specification"], {"consensus": "at most 2 conditional protocols"}),
+    # overrides
+    ("--protocol beats a label", {"labels": ["planning"]},
+     Overrides(include=["implementation"]), ["implementation"],
+     {"decomposition": "implementation and decomposition exclude each other"}),
+    ("--protocol adds", {"labels": ["research"]}, Overrides(include=["specification"]),
+     ["specification", "research"], {}),
+    ("--no-protocol", {"labels": ["research", "consensus"]},
+     Overrides(exclude=["consensus"]), ["research"], {"consensus": "--no-protocol"}),
+    ("--no-protocol on the default", {}, Overrides(exclude=["implementation"]), [],
+     {"implementation": "nothing detected"}),
+    ("--only-protocol ignores detection", {"labels": ["research"]},
+     Overrides(only=["release"]), ["release"], {}),
+    ("--only-protocol still excludes", {}, Overrides(only=["research", "implementation"]),
+     ["implementation"], {"research": "exclude each other"}),
+    # seed conflicts and matching choices
+    ("stronger level wins over flowchart order",
+     {"skills": ["ct-task-executor"], "labels": ["epic"]}, None, ["implementation"],
+     {"decomposition": "exclude each other"}),
+    ("a release word does not override a label",
+     {"labels": ["coding"], "description": "Fix the memory release in the pool."}, None,
+     ["implementation"], {"release": "loads alone and implementation is already loaded"}),
+    ("labels match whole", {"labels": ["contribution-protocol"]}, None, ["consensus"], {}),
+    ("words match whole", {"description": "Inspect the recreated index."}, None,
+     ["implementation"], {}),
+    ("asymmetric compatibility read both ways",
+     {"labels": ["planning", "research"]}, None, ["decomposition", "research"], {}),
+    ("lone contribution stays lone", {"labels": ["commit"]}, None, ["contribution"], {}),
+]
+
+
+@pytest.mark.parametrize(("case", "fields", "overrides", "loaded", "rejected"), SELECTION,
+                         ids=[row[0] for row in SELECTION])
+def test_selection(case: str, fields: dict[str, Any], overrides: Overrides | None,
+                   loaded: list[str], rejected: dict[str, str]) -> None:
+    selection = select(task(**fields), overrides, REGISTRY)
+    assert selection.protocols == ["base", *loaded]
+    refused = {d.protocol: d.reason for d in selection.decisions if not d.loaded}
+    assert set(refused) == set(rejected)
+    for name, fragment in rejected.items():
+        assert fragment in refused[name], refused[name]
+
+
+def test_selection_explains_itself() -> None:
+    selection = select(task(labels=["research"], description="Please decide and vote."),
+                       None, REGISTRY)
+    assert selection.explain() == (
+        "base: loaded (always) the lifecycle every subagent follows\n"
+        "research: loaded (label) label 'research'; primary\n"
+        "consensus: loaded (description) description word 'decide'; secondary")
+
+
+def test_unknown_protocol_names_are_errors() -> None:
+    with pytest.raises(StackError) as caught:
+        select(task(), Overrides(include=["reserch"], exclude=["base"]), REGISTRY)
+    assert [(d.code, d.message) for d in caught.value.diagnostics] == [
+        ("SARP606", "no protocol named 'reserch'"), ("SARP606", "no protocol named 'base'")]
+
+
+def build(budget: int, **kwargs: Any) -> Any:
+    return assemble(task(labels=["research"], description="Compare token rotation."),
+                    kwargs.pop("skill", None), budget, registry=REGISTRY,
+                    values={"OUTPUT_DIR": "out"}, today=TODAY, **kwargs)
+
+
+def test_prompt_parts_in_seed_order() -> None:
+    prompt = build(20_000, skill="## Skill\n\nUse the web.\n\n## More\n\nDetails.")
+    heads = [line for line in prompt.text.splitlines() if line.startswith("## ")]
+    assert heads == ["## Task Context", "## Protocol Requirements", "## Skill Context",
+                     "## Output Requirements"]
+    assert "### Skill" in prompt.text and "### More" in prompt.text
+    assert "### Base" in prompt.text and "### Research" in prompt.text
+    assert "out/2026-11-21_work-item.md" in prompt.text
+    assert '"Research complete. See MANIFEST.jsonl for summary."' in prompt.text
+    assert "{{" not in prompt.text
+    assert prompt.diagnostics == [] and prompt.strategy == "standard"
+    assert prompt.tokens == estimate_tokens(prompt.text)
+
+
+def test_budget_compression_says_what_was_cut() -> None:
+    full = build(20_000).tokens
+    prompt = build(full - 20)
+    assert prompt.tokens <= full - 20 and prompt.strategy == "standard"
+    assert [(d.code, d.message) for d in prompt.diagnostics] == [
+        ("SARP601", "over budget: research section 'Method' removed")]
+    assert "#### Method" not in prompt.text and "#### Rules" in prompt.text
+    deeper = build(full - 110)
+    cuts = [d.message for d in deeper.diagnostics]
+    assert cuts[:3] == ["over budget: research section 'Method' removed",
+                        "over budget: research section 'Anti-patterns' removed",
+                        "over budget: base section 'Anti-patterns' removed"]
+    assert deeper.tokens <= full - 110
+
+
+def test_budget_minimal_fallback() -> None:
+    minimal = build(20_000, overrides=Overrides(strategy="minimal"))
+    assert "#### Examples" not in minimal.text and "#### Rules" in minimal.text
+    compressed = build(minimal.tokens)
+    assert compressed.strategy == "minimal" and compressed.tokens == minimal.tokens
+    assert [d.code for d in compressed.diagnostics][-1] == "SARP602"
+
+
+def test_budget_that_cannot_fit() -> None:
+    with pytest.raises(StackError) as caught:
+        build(50)
+    last = caught.value.diagnostics[-1]
+    assert last.code == "SARP603" and last.message.endswith("the budget is 50")
+
+
+def test_pluggable_counter() -> None:
+    words = build(20_000, counter=lambda text: len(text.split()))
+    assert words.tokens == len(words.text.split())
+
+
+def test_unresolved_placeholder_is_an_error() -> None:
+    with pytest.raises(StackError) as caught:
+        assemble(task(), registry=REGISTRY, today=TODAY)
+    assert [(d.code, d.message) for d in caught.value.diagnostics] == [
+        ("SARP604", "placeholder {{OUTPUT_DIR}} has no value")]
+    # a task field of that name fills it
+    prompt = assemble(task(output_dir="docs/out"), registry=REGISTRY, today=TODAY)
+    assert "docs/out/MANIFEST.jsonl" in prompt.text
+
+
+def test_task_text_is_quoted_not_filled() -> None:
+    prompt = assemble(task(description="Render {{NAME}} in the template."),
+                      registry=REGISTRY, values={"OUTPUT_DIR": "o", "NAME": "x"}, today=TODAY)
+    assert "Render {{NAME}} in the template." in prompt.text
+
+
+def test_user_protocols_add_and_replace(tmp_path: Path) -> None:
+    (tmp_path / "research.md").write_text(
+        '+++\nname = "research"\nbudget = 100\nlabels = ["dig"]\n[sections]\n"Rules" = 1\n'
+        "+++\n## Rules\n\n- You MUST dig.\n")
+    (tmp_path / "audit.md").write_text(
+        '+++\nname = "audit"\nbudget = 100\npriority = 9\nlabels = ["audit"]\n'
+        '[sections]\n"Rules" = 1\n+++\n## Rules\n\n- You MUST audit.\n')
+    registry = Registry([tmp_path])
+    # same level: the lower `priority` leads (the replacement has the default, 50)
+    assert select(task(labels=["dig", "audit"]), None, registry).protocols == [
+        "base", "audit", "research"]
+    assert select(task(labels=["research"]), None, registry).protocols == [
+        "base", "implementation"]  # the replacement no longer triggers on "research"
+
+
+def test_bad_protocol_files_report_every_problem(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("no front matter\n")
+    (tmp_path / "b.md").write_text(
+        '+++\nname = "B"\nbudget = -1\nlabels = "x"\n[sections]\n"Gone" = 9\n+++\n'
+        "## Rules\n\ntext\n")
+    with pytest.raises(StackError) as caught:
+        Registry([tmp_path])
+    assert [d.message.split(": ", 1)[1] for d in caught.value.diagnostics] == [
+        "has no +++ front matter",
+        "'name' is not a lower-case word",
+        "'budget' is not a positive integer",
+        "'sections' is not a table of heading = priority 1..6",
+        "section 'Rules' has no priority in [sections]",
+        "'labels' is not a list of strings",
+    ]
+
+
+def test_shipped_protocols_are_well_formed() -> None:
+    assert sorted(REGISTRY.protocols) == [
+        "base", "consensus", "contribution", "decomposition", "implementation", "release",
+        "research", "specification"]
+    for protocol in REGISTRY.protocols.values():
+        titles = [s.title for s in protocol.sections]
+        assert "Rules" in titles and "MUST" in protocol.sections[titles.index("Rules")].body
+        text = "\n".join(s.body for s in protocol.sections)
+        assert estimate_tokens(text) <= protocol.budget, protocol.name
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    from sarp.cli.main import main
+
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_stack(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    task_file = tmp_path / "task.json"
+    task_file.write_text('{"id": "T7", "title": "Plan the epic", "labels": ["planning"],'
+                         ' "output_dir": "out"}')
+    code, out, err = run_cli(capsys, "stack", str(task_file), "--protocol",
+                             "implementation,research", "--explain")
+    assert (code, err) == (0, "")
+    assert out.splitlines() == [
+        "base: loaded (always) the lifecycle every subagent follows",
+        "implementation: loaded (explicit) --protocol; primary",
+        "research: rejected (explicit) --protocol; implementation and research exclude"
+        " each other",
+        "decomposition: rejected (label) label 'planning'; implementation and decomposition"
+        " exclude each other",
+        f"tokens: {out.splitlines()[-1].split()[1]} of 20000 (standard)",
+    ]
+    code, out, err = run_cli(capsys, "stack", str(task_file))
+    assert code == 0 and out.startswith("## Task Context\n\n**T7**: Plan the epic\n")
+    assert "### Decomposition" in out and err == ""
+    code, out, err = run_cli(capsys, "stack", str(task_file), "--budget", "40")
+    assert code == 1 and out == "" and "SARP603" in err
+    code, _, err = run_cli(capsys, "stack", str(task_file), "--no-protocol", "nope")
+    assert code == 2 and "SARP606 no protocol named 'nope'" in err
+    code, _, err = run_cli(capsys, "stack", str(task_file), "--set", "novalue")
+    assert code == 2 and "--set 'novalue' is not NAME=VALUE" in err
+    task_file.write_text("[1, 2]")
+    assert run_cli(capsys, "stack", str(task_file))[0] == 2
