@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from sarp import manifest
 from sarp.manifest import ManifestError
@@ -318,3 +320,28 @@ def test_cli_check_return(tmp_path: Path, capsys: pytest.CaptureFixture[str],
     code, out, _ = run_cli(capsys, monkeypatch, "manifest", "check-return", str(good),
                            str(loose))
     assert code == 1 and out.startswith(f"{loose}:1:1: SARP")
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+                    lambda inner: st.lists(inner, max_size=4) |
+                    st.dictionaries(st.text(max_size=12), inner, max_size=4), max_leaves=12)
+
+
+@settings(max_examples=200, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.binary(max_size=400))
+def test_read_never_raises(tmp_path: Path, data: bytes) -> None:
+    path = tmp_path / "fuzz.jsonl"
+    path.write_bytes(data)
+    read = manifest.read(path)
+    good = [line for line in data.split(b"\n") if line.strip()]
+    assert len(read.entries) + sum(d.code == "SARP501" for d in read.diagnostics) == len(good)
+
+
+@given(value=st.dictionaries(st.sampled_from([*manifest.REQUIRED, *manifest.ALIASES,
+                                              "needs_followup", "linked_tasks", "x"]),
+                             JSON, max_size=12),
+       profile=st.sampled_from(["strict", "lenient"]))
+def test_validate_and_query_never_raise(value: dict[str, Any], profile: Any) -> None:
+    for diag in manifest.validate(value, profile):
+        assert diag.code.startswith("SARP50")
+    manifest.query([(1, value)], id="x", task="T1", status="complete", needs_followup=True)

@@ -95,8 +95,9 @@ def validate(entry: Mapping[str, Any], profile: Profile = "lenient", *,
         bad("status", f"{status!r} is not one of {', '.join(STATUSES)}")
     if "date" in data and not (isinstance(data["date"], str) and _DATE.fullmatch(data["date"])):
         bad("date", f"{data['date']!r} is not YYYY-MM-DD")
-    for key in ("topics", "key_findings"):
-        if key in data and not isinstance(data[key], list):
+    for key in ("topics", "key_findings", "needs_followup", "linked_tasks"):
+        if key in data and not isinstance(data[key], list) and (
+                key in REQUIRED or data[key] is not None):
             bad(key, "is not a list")
     if "actionable" in data and not isinstance(data["actionable"], bool):
         bad("actionable", f"{data['actionable']!r} is not true or false")
@@ -132,12 +133,16 @@ def _strict(data: dict[str, Any], bad: Any) -> None:
     if isinstance(findings, list) and not (3 <= len(findings) <= 7 and all(
             isinstance(f, str) and len(f) <= 200 for f in findings)):
         bad("key_findings", "is not 3 to 7 strings of at most 200 characters")
-    for item in data.get("needs_followup") or []:
+    for item in _list(data.get("needs_followup")):
         if not (isinstance(item, str) and _FOLLOWUP.fullmatch(item)):
             bad("needs_followup", f"item {item!r} is not T<number> or BLOCKED:<reason>")
-    for item in data.get("linked_tasks") or []:
+    for item in _list(data.get("linked_tasks")):
         if not (isinstance(item, str) and _TASK.fullmatch(item)):
             bad("linked_tasks", f"item {item!r} is not T<number>")
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def escapes(path: str, output_dir: str | os.PathLike[str]) -> str | None:
@@ -215,14 +220,14 @@ def _has_id(path: Path, wanted: Any) -> bool:
 def read(path: str | os.PathLike[str]) -> ManifestRead:
     """Every entry of the manifest, and a diagnostic for each line that is not one."""
     out = ManifestRead()
-    seen: dict[Any, int] = {}
+    seen: dict[str, int] = {}
     with open(path, "rb") as handle:
         data = handle.read()
     lines = data.split(b"\n")
     for n, raw_line in enumerate(lines, 1):
-        text = raw_line.decode("utf-8", errors="replace").strip()
-        if not text:
+        if not raw_line.strip():  # blank lines separate nothing and lose nothing
             continue
+        text = raw_line.decode("utf-8", errors="replace")
         try:
             entry = json.loads(text)
         except ValueError:
@@ -234,9 +239,11 @@ def read(path: str | os.PathLike[str]) -> ManifestRead:
         if not isinstance(entry, dict):
             out.diagnostics.append(diagnostics.make("SARP501", n, what="not a JSON object"))
             continue
-        if entry.get("id") in seen:
+        # an id may be any JSON value an agent wrote; compare its canonical text
+        key = json.dumps(entry.get("id"), sort_keys=True)
+        if "id" in entry and key in seen:
             out.diagnostics.append(diagnostics.make("SARP505", n, id=entry.get("id")))
-        seen.setdefault(entry.get("id"), n)
+        seen.setdefault(key, n)
         out.entries.append((n, entry))
     return out
 
@@ -251,7 +258,7 @@ def query(entries: list[tuple[int, dict[str, Any]]], *, id: str | None = None,
         if id is not None and data.get("id") != id:
             continue
         if task is not None and data.get("task_id") != task and task not in (
-                data.get("linked_tasks") or []) and not str(data.get("id", "")).startswith(
+                _list(data.get("linked_tasks"))) and not str(data.get("id", "")).startswith(
                     f"{task}-"):
             continue
         if status is not None and data.get("status") != status:
