@@ -6,6 +6,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sarp.stack import (
     Overrides,
@@ -267,3 +269,31 @@ def test_cli_stack(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 2 and "--set 'novalue' is not NAME=VALUE" in err
     task_file.write_text("[1, 2]")
     assert run_cli(capsys, "stack", str(task_file))[0] == 2
+
+
+TRIGGER_WORDS = sorted({word for p in REGISTRY.protocols.values()
+                        for word in (*p.labels, *p.keywords, *p.skills, *p.epic_labels)})
+NAMES = sorted(p.name for p in REGISTRY.conditional())
+
+
+@given(labels=st.lists(st.sampled_from(TRIGGER_WORDS), max_size=5),
+       skills=st.lists(st.sampled_from(TRIGGER_WORDS), max_size=2),
+       words=st.lists(st.sampled_from(TRIGGER_WORDS), max_size=5),
+       include=st.lists(st.sampled_from(NAMES), max_size=3, unique=True),
+       exclude=st.lists(st.sampled_from(NAMES), max_size=2, unique=True))
+def test_selection_invariants(labels: list[str], skills: list[str], words: list[str],
+                              include: list[str], exclude: list[str]) -> None:
+    selection = select(task(labels=labels, skills=skills, description=" ".join(words)),
+                       Overrides(include=include, exclude=exclude), REGISTRY)
+    loaded = selection.protocols[1:]
+    assert selection.protocols[0] == "base" and len(loaded) <= 2
+    assert not set(loaded) & set(exclude)
+    for a in loaded:
+        for b in loaded:
+            if a != b:
+                pa, pb = REGISTRY[a], REGISTRY[b]
+                assert b not in pa.excludes and not pa.alone
+                assert pa.conflict_group != pb.conflict_group
+    # every protocol considered is explained exactly once
+    explained = [d.protocol for d in selection.decisions]
+    assert len(explained) == len(set(explained)) and set(loaded) <= set(explained)

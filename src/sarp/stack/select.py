@@ -168,8 +168,10 @@ def select(task: Task | dict[str, object], overrides: Overrides | None = None,
                                       f"{trigger}, but --no-protocol {name}"))
     if not found and not overrides.only:
         if "implementation" in overrides.exclude:
-            decisions.append(Decision("implementation", False, "default",
-                                      "nothing detected, but --no-protocol implementation"))
+            if not any(d.protocol == "implementation" for d in decisions):
+                decisions.append(Decision("implementation", False, "default",
+                                          "nothing detected, but --no-protocol"
+                                          " implementation"))
         else:
             found["implementation"] = (4, "nothing else detected")
     loaded: list[Protocol] = []
