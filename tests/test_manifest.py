@@ -48,6 +48,11 @@ CASES: list[tuple[str, dict[str, Any], list[str], list[str]]] = [
     ("bad followup", {"needs_followup": ["later"]}, ["SARP503"], []),
     ("blocked followup", {"needs_followup": ["BLOCKED: waiting on keys"]}, [], []),
     ("short title", {"title": "Auth"}, ["SARP503"], []),
+    ("impossible date", {"date": "2026-13-45"}, ["SARP503"], ["SARP503"]),
+    ("file not a string", {"file": 7}, ["SARP503"], ["SARP503"]),
+    ("id not a string", {"id": 5}, ["SARP503"], ["SARP503"]),
+    ("title null", {"title": None, "Title": 1}, ["SARP502"], ["SARP502"]),
+    ("follow-ups not a list", {"needs_followup": "T1"}, ["SARP503"], ["SARP503"]),
 ]
 
 
@@ -83,8 +88,17 @@ def test_aliases_are_normalised_and_reported() -> None:
 
 
 def test_canonical_key_wins_over_alias() -> None:
-    normal, _ = manifest.normalise({"output": "b.md", "file": "a.md"})
-    assert normal == {"file": "a.md"}
+    normal, notes = manifest.normalise({"output": "a.md", "file": "a.md"})
+    assert normal == {"file": "a.md"} and [d.code for d in notes] == ["SARP504"]
+
+
+@pytest.mark.parametrize("keys", [("output", "outputFile"), ("file", "output"),
+                                  ("output", "file")])
+def test_disagreeing_spellings_are_an_error(keys: tuple[str, str]) -> None:
+    data = entry(file=None)
+    data.update({keys[0]: "a.md", keys[1]: "b.md"})
+    found = [(d.code, d.message) for d in manifest.validate(data)]
+    assert ("SARP503", "manifest entry 'file' is given twice with different values") in found
 
 
 @pytest.mark.parametrize(("path", "problem"), [
@@ -93,6 +107,14 @@ def test_canonical_key_wins_over_alias() -> None:
     ("notes/../../x.md", "climbs out with .."),
     ("link/x.md", "resolves (through a symlink) outside the output directory"),
     ("ok/2026-11-21_a.md", None),
+    ("..\\..\\etc\\passwd", "uses backslashes"),
+    ("C:\\Windows\\x", "uses backslashes"),
+    ("C:foo.md", "is an absolute path"),
+    ("a\0b.md", "contains a NUL byte"),
+    ("", "names a directory, not a file"),
+    (".", "names a directory, not a file"),
+    ("ok/", "names a directory, not a file"),
+    ("ok", "names a directory, not a file"),
 ])
 def test_file_must_stay_inside_output_dir(tmp_path: Path, path: str,
                                           problem: str | None) -> None:
@@ -101,7 +123,8 @@ def test_file_must_stay_inside_output_dir(tmp_path: Path, path: str,
     (out / "link").symlink_to(tmp_path)
     assert manifest.escapes(path, out) == problem
     found = manifest.validate(entry(file=path), "lenient", output_dir=out)
-    assert [d.code for d in found] == ([] if problem is None else ["SARP506"])
+    expected = [] if problem is None else ["SARP506"]
+    assert [d.code for d in found] == (["SARP503", *expected] if path == "" else expected)
 
 
 def test_append_then_read(tmp_path: Path) -> None:
@@ -131,6 +154,20 @@ def test_append_refuses_duplicate_id(tmp_path: Path) -> None:
     assert codes(caught.value.diagnostics) == [
         ("SARP505", "manifest id 'auth-flow-2026-11-21' is already used")]
     assert len(manifest.read(path).entries) == 1
+
+
+def test_duplicate_id_found_whatever_its_escaping(tmp_path: Path) -> None:
+    path = tmp_path / "MANIFEST.jsonl"
+    line = json.dumps(entry(id="a/b")).replace("a/b", "a\\/b")
+    path.write_text(line + "\n")
+    with pytest.raises(ManifestError):
+        manifest.append(path, entry(id="a/b"))
+
+
+def test_repair_of_a_missing_manifest_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        manifest.repair(tmp_path / "nope.jsonl")
+    assert not (tmp_path / "nope.jsonl").exists()
 
 
 def test_append_refuses_escaping_file(tmp_path: Path) -> None:
@@ -345,3 +382,14 @@ def test_validate_and_query_never_raise(value: dict[str, Any], profile: Any) -> 
     for diag in manifest.validate(value, profile):
         assert diag.code.startswith("SARP50")
     manifest.query([(1, value)], id="x", task="T1", status="complete", needs_followup=True)
+
+
+def test_cli_bad_paths_are_not_crashes(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    path = str(tmp_path / "MANIFEST.jsonl")
+    code, out, err = run_cli(capsys, monkeypatch, "manifest", "append", path,
+                             stdin=json.dumps(entry(file="a\x00b.md")))
+    assert (code, out) == (1, "") and "SARP506 manifest file 'a\\x00b.md' contains a NUL" in err
+    code, _, err = run_cli(capsys, monkeypatch, "manifest", "repair",
+                           str(tmp_path / "typo.jsonl"))
+    assert code == 2 and "cannot repair" in err and not (tmp_path / "typo.jsonl").exists()

@@ -74,8 +74,14 @@ SELECTION: list[tuple[str, dict[str, Any], Overrides | None, list[str], dict[str
      {"implementation": "nothing detected"}),
     ("--only-protocol ignores detection", {"labels": ["research"]},
      Overrides(only=["release"]), ["release"], {}),
-    ("--only-protocol still excludes", {}, Overrides(only=["research", "implementation"]),
-     ["implementation"], {"research": "exclude each other"}),
+    ("--only-protocol keeps the order given", {},
+     Overrides(only=["research", "implementation"]), ["research"],
+     {"implementation": "exclude each other"}),
+    ("--only-protocol wins over --protocol", {},
+     Overrides(only=["research"], include=["consensus"]), ["research"],
+     {"consensus": "--only-protocol chooses"}),
+    ("--no-protocol on the only detected one leaves base", {"labels": ["research"]},
+     Overrides(exclude=["research"]), [], {"research": "--no-protocol"}),
     # seed conflicts and matching choices
     ("stronger level wins over flowchart order",
      {"skills": ["ct-task-executor"], "labels": ["epic"]}, None, ["implementation"],
@@ -160,7 +166,10 @@ def test_budget_minimal_fallback() -> None:
     assert "#### Examples" not in minimal.text and "#### Rules" in minimal.text
     compressed = build(minimal.tokens)
     assert compressed.strategy == "minimal" and compressed.tokens == minimal.tokens
-    assert [d.code for d in compressed.diagnostics][-1] == "SARP602"
+    cuts = [(d.code, d.message) for d in compressed.diagnostics]
+    after = cuts[[code for code, _ in cuts].index("SARP602") + 1:]
+    assert after and all(code == "SARP601" and "removed (minimal strategy)" in message
+                         for code, message in after)
 
 
 def test_budget_that_cannot_fit() -> None:
@@ -189,6 +198,35 @@ def test_task_text_is_quoted_not_filled() -> None:
     prompt = assemble(task(description="Render {{NAME}} in the template."),
                       registry=REGISTRY, values={"OUTPUT_DIR": "o", "NAME": "x"}, today=TODAY)
     assert "Render {{NAME}} in the template." in prompt.text
+    assert [(d.code, d.message) for d in prompt.diagnostics] == [
+        ("SARP607", "the task text contains {{NAME}}; it is quoted as given")]
+
+
+def test_placeholders_tolerate_case_and_spaces() -> None:
+    prompt = assemble(task(), "Write to {{ output_dir }} on {{date}}.",
+                      registry=REGISTRY, values={"OUTPUT_DIR": "o"}, today=TODAY)
+    assert "Write to o on 2026-11-21." in prompt.text
+    with pytest.raises(StackError) as caught:
+        assemble(task(), "Ask {{ reviewer }}.", registry=REGISTRY,
+                 values={"OUTPUT_DIR": "o"}, today=TODAY)
+    assert [d.message for d in caught.value.diagnostics] == [
+        "placeholder {{REVIEWER}} has no value"]
+
+
+def test_unreadable_and_mistyped_protocol_files(tmp_path: Path) -> None:
+    (tmp_path / "binary.md").write_bytes(b"\xff\xfe+++\n")
+    (tmp_path / "folder.md").mkdir()
+    (tmp_path / "typed.md").write_text(
+        '+++\nname = "typed"\nbudget = true\nalone = "false"\nconflict_group = 3\n'
+        '[sections]\n"Rules" = 1\n+++\n## Rules\n\n- MUST.\n')
+    with pytest.raises(StackError) as caught:
+        Registry([tmp_path])
+    problems = [d.message.split(": ", 1)[1] for d in caught.value.diagnostics]
+    assert problems[0].startswith("cannot be read: 'utf-8' codec can't decode")
+    assert problems[1:] == ["cannot be read: Is a directory", "'budget' is not a positive"
+                            " integer", "'alone' is not true or false",
+                            "'conflict_group' is not a string"]
+
 
 
 def test_user_protocols_add_and_replace(tmp_path: Path) -> None:

@@ -162,6 +162,8 @@ _TABLE: Final[tuple[Code, ...]] = (
          "Give it a value (task field or --set {name}=...)."),
     Code("SARP605", ERROR, "protocol {path}: {problem}"),
     Code("SARP606", ERROR, "no protocol named {name!r}", "Known protocols: {known}."),
+    Code("SARP607", WARNING, "the task text contains {placeholder}; it is quoted as given",
+         "Fill it in the task, or write it without braces."),
 )
 
 CODES: Final[dict[str, Code]] = {entry.code: entry for entry in _TABLE}

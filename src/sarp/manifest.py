@@ -13,6 +13,7 @@
 # Diagnostics use the 5xx range of the one registry.
 from __future__ import annotations
 
+import datetime
 import fcntl
 import json
 import os
@@ -45,6 +46,7 @@ _STRICT_ID: Final = re.compile(r"[a-z0-9-]+-\d{4}-\d{2}-\d{2}")
 _STRICT_FILE: Final = re.compile(r"\d{4}-\d{2}-\d{2}_[a-z0-9-]+\.md")
 _FOLLOWUP: Final = re.compile(r"T\d+|BLOCKED:.+")
 _TASK: Final = re.compile(r"T\d+")
+_DRIVE: Final = re.compile(r"[A-Za-z]:")
 
 
 class ManifestError(ValueError):
@@ -72,9 +74,12 @@ def normalise(entry: Mapping[str, Any], line: int | None = None
         canonical = ALIASES.get(key, key)
         if canonical != key:
             notes.append(diagnostics.make("SARP504", line, written=key, canonical=canonical))
-            if canonical in entry:
-                continue  # both spellings: the canonical one wins
-        out[canonical] = value
+        if canonical in out and out[canonical] != value:
+            # two spellings of one key that disagree: keeping either would lose the other
+            notes.append(diagnostics.make("SARP503", line, key=canonical,
+                                          problem="is given twice with different values"))
+        if canonical == key or canonical not in out:
+            out[canonical] = value
     return out, notes
 
 
@@ -93,8 +98,11 @@ def validate(entry: Mapping[str, Any], profile: Profile = "lenient", *,
     status = data.get("status")
     if "status" in data and status not in STATUSES:
         bad("status", f"{status!r} is not one of {', '.join(STATUSES)}")
-    if "date" in data and not (isinstance(data["date"], str) and _DATE.fullmatch(data["date"])):
-        bad("date", f"{data['date']!r} is not YYYY-MM-DD")
+    for key in ("id", "file", "title"):
+        if key in data and not (isinstance(data[key], str) and data[key].strip()):
+            bad(key, "is not a non-empty string")
+    if "date" in data and not _is_date(data["date"]):
+        bad("date", f"{data['date']!r} is not a date written YYYY-MM-DD")
     for key in ("topics", "key_findings", "needs_followup", "linked_tasks"):
         if key in data and not isinstance(data[key], list) and (
                 key in REQUIRED or data[key] is not None):
@@ -141,13 +149,28 @@ def _strict(data: dict[str, Any], bad: Any) -> None:
             bad("linked_tasks", f"item {item!r} is not T<number>")
 
 
+def _is_date(value: Any) -> bool:
+    if not (isinstance(value, str) and _DATE.fullmatch(value)):
+        return False
+    try:
+        datetime.date.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
 def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
 def escapes(path: str, output_dir: str | os.PathLike[str]) -> str | None:
     """Why `path` is not a file inside `output_dir`, or None when it is."""
-    if os.path.isabs(path):
+    if "\0" in path:
+        return "contains a NUL byte"
+    if "\\" in path:
+        # on Windows `..\x` climbs out and `C:\x` is absolute; refuse them everywhere
+        return "uses backslashes"
+    if os.path.isabs(path) or _DRIVE.match(path):
         return "is an absolute path"
     if ".." in Path(path).parts:
         return "climbs out with .."
@@ -155,19 +178,39 @@ def escapes(path: str, output_dir: str | os.PathLike[str]) -> str | None:
     target = (root / path).resolve()  # follows symlinks
     if not target.is_relative_to(root):
         return "resolves (through a symlink) outside the output directory"
+    if target == root or path.endswith("/") or target.is_dir():
+        return "names a directory, not a file"
     return None
 
 
 @contextmanager
-def _locked(path: Path, mode: str) -> Iterator[int]:
-    fd = os.open(path, {"a": os.O_RDWR | os.O_APPEND | os.O_CREAT,
-                        "r": os.O_RDWR | os.O_CREAT}[mode], 0o644)
-    try:
+def _locked(path: Path, create: bool) -> Iterator[int]:
+    """An fd of `path` under an exclusive lock, opened for appending.
+
+    `repair` replaces the file with a new one; a writer that opened the old one waits
+    for the lock, sees it is no longer the file at `path`, and opens again.
+    """
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | (os.O_CREAT if create else 0), 0o644)
         fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            current = os.stat(path).st_ino
+        except FileNotFoundError:
+            current = None
+        if current == os.fstat(fd).st_ino:
+            break
+        os.close(fd)  # closing drops the lock
+    try:
         yield fd
     finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+    os.fsync(fd)
 
 
 def append(path: str | os.PathLike[str], entry: Mapping[str, Any], *,
@@ -185,7 +228,7 @@ def append(path: str | os.PathLike[str], entry: Mapping[str, Any], *,
         raise ManifestError(problems)
     line = (json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
     target = Path(path)
-    with _locked(target, "a") as fd:
+    with _locked(target, create=True) as fd:
         # under the lock the file is stable: look for the id, then write the one line
         if _has_id(target, data.get("id")):
             raise ManifestError([diagnostics.make("SARP505", None, id=data.get("id"))])
@@ -194,20 +237,23 @@ def append(path: str | os.PathLike[str], entry: Mapping[str, Any], *,
             # a writer died mid-line: start ours on a fresh line so the torn one stays
             # the only bad line and ours is readable
             line = b"\n" + line
-        os.write(fd, line)
-        os.fsync(fd)
+        # O_APPEND: the kernel places this one write at the end, whoever else appends
+        _write_all(fd, line)
     return data
 
 
 def _has_id(path: Path, wanted: Any) -> bool:
     """Whether an entry of the manifest has id `wanted`.
 
-    Only lines that contain the id as JSON text are decoded, so an append stays cheap on
-    a long manifest; both escapings of a non-ASCII id are looked for.
+    Only lines that contain the id as JSON text (or an escape) are decoded, so an append
+    stays cheap on a long manifest; both escapings of a non-ASCII id are looked for.
     """
     needles = {json.dumps(wanted, ensure_ascii=flag).encode() for flag in (True, False)}
+    if not isinstance(wanted, str):
+        needles = {b""}  # numbers and lists can be spaced any way: decode every line
     for raw_line in path.read_bytes().split(b"\n"):
-        if any(needle in raw_line for needle in needles):
+        # a line with an escape may spell the id differently (`a\/b` for `a/b`)
+        if b"\\" in raw_line or any(needle in raw_line for needle in needles):
             try:
                 found = json.loads(raw_line)
             except ValueError:
@@ -263,7 +309,7 @@ def query(entries: list[tuple[int, dict[str, Any]]], *, id: str | None = None,
             continue
         if status is not None and data.get("status") != status:
             continue
-        if needs_followup is not None and bool(data.get("needs_followup")) != needs_followup:
+        if needs_followup is not None and bool(_list(data.get("needs_followup"))) != needs_followup:
             continue
         out.append(data)
     return out
@@ -279,7 +325,7 @@ def repair(path: str | os.PathLike[str], side_file: str | os.PathLike[str] | Non
     target = Path(path)
     side = Path(side_file) if side_file is not None else target.with_name(
         target.name + ".rejected")
-    with _locked(target, "r") as fd:
+    with _locked(target, create=False):
         found = read(target)
         bad_lines = {d.line for d in found.diagnostics if d.code == "SARP501"}
         if not bad_lines:
@@ -287,12 +333,20 @@ def repair(path: str | os.PathLike[str], side_file: str | os.PathLike[str] | Non
         lines = target.read_bytes().split(b"\n")
         keep = [line for n, line in enumerate(lines, 1) if n not in bad_lines and line.strip()]
         moved = [line for n, line in enumerate(lines, 1) if n in bad_lines]
-        with open(side, "ab") as rejected:
-            rejected.write(b"".join(line + b"\n" for line in moved))
-        os.lseek(fd, 0, os.SEEK_SET)
-        os.ftruncate(fd, 0)
-        os.write(fd, b"".join(line + b"\n" for line in keep))
-        os.fsync(fd)
+        # the bad lines are safe on disk before the manifest changes, and the manifest is
+        # replaced whole: a crash at any point leaves the old file or the new one
+        side_fd = os.open(side, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            _write_all(side_fd, b"".join(line + b"\n" for line in moved))
+        finally:
+            os.close(side_fd)
+        fresh = target.with_name(f".{target.name}.repair")
+        fresh_fd = os.open(fresh, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            _write_all(fresh_fd, b"".join(line + b"\n" for line in keep))
+        finally:
+            os.close(fresh_fd)
+        os.replace(fresh, target)
     return [d for d in found.diagnostics if d.code == "SARP501"]
 
 

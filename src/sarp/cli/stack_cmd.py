@@ -75,7 +75,7 @@ def command(task_file: str, include: tuple[str, ...], exclude: tuple[str, ...],
     if explain:
         click.echo(prompt.selection.explain())
         for diag in prompt.diagnostics:
-            click.echo(f"cut: {diag.message}")
+            click.echo(f"{'cut' if diag.code == 'SARP601' else diag.code}: {diag.message}")
         click.echo(f"tokens: {prompt.tokens} of {prompt.budget} ({prompt.strategy})")
         return 0
     for diag in prompt.diagnostics:

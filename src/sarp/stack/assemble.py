@@ -32,7 +32,8 @@ __all__ = ["DEFAULT_BUDGET", "Prompt", "TokenCounter", "assemble", "estimate_tok
 
 TokenCounter = Callable[[str], int]
 DEFAULT_BUDGET: Final = 20_000  # §8.3: above this CLEO falls back to minimal loading
-_PLACEHOLDER: Final = re.compile(r"\{\{([A-Z][A-Z0-9_]*)\}\}")
+# `{{ task_id }}` is read as `{{TASK_ID}}`: spacing and case are not worth an error
+_PLACEHOLDER: Final = re.compile(r"\{\{\s*([A-Za-z][A-Za-z0-9_]*)\s*\}\}")
 _ACTIONS: Final = {6: "removed", 5: "removed", 4: "cut to its first paragraph",
                    3: "cut to one example"}
 
@@ -86,8 +87,15 @@ def _references(protocol: Protocol) -> list[Section]:
     folder = Path(protocol.source).with_suffix("") / "references"
     if not folder.is_dir():
         return []
-    return [Section(f"Reference: {path.stem}", path.read_text(encoding="utf-8").strip(), 6)
-            for path in sorted(folder.glob("*.md"))]
+    sections = []
+    for path in sorted(folder.glob("*.md")):
+        try:
+            text = path.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise StackError([diagnostics.make("SARP605", None, path=str(path),
+                                               problem=f"cannot be read: {exc}")]) from exc
+        sections.append(Section(f"Reference: {path.stem}", text, 6))
+    return sections
 
 
 def _skill_minimal(skill: str) -> str:
@@ -108,7 +116,7 @@ def _output_requirements(primary: str) -> str:
 def _values(task: Task, values: Mapping[str, str] | None,
             today: datetime.date | None) -> dict[str, str]:
     found = {key.upper(): str(value) for key, value in (task.model_extra or {}).items()
-             if isinstance(value, str | int)}
+             if isinstance(value, str | int) and not isinstance(value, bool)}
     slug = "-".join(re.findall(r"[a-z0-9]+", task.title.lower())[:6])
     found.update({"TITLE": task.title, "DATE": (today or datetime.date.today()).isoformat()})
     if task.id:
@@ -121,9 +129,10 @@ def _values(task: Task, values: Mapping[str, str] | None,
 
 def _fill(text: str, values: Mapping[str, str], missing: dict[str, None]) -> str:
     def one(match: re.Match[str]) -> str:
-        if match[1] in values:
-            return values[match[1]]
-        missing[match[0]] = None
+        name = match[1].upper()
+        if name in values:
+            return values[name]
+        missing[f"{{{{{name}}}}}"] = None
         return match[0]
     return _PLACEHOLDER.sub(one, text)
 
@@ -144,7 +153,7 @@ def assemble(task: Task | dict[str, object], skill: str | None = None,
     protocols = [registry[name] for name in selection.protocols]
     fill_values = _values(task, values, today)
     missing: dict[str, None] = {}
-    context = f"**{task.id or 'Task'}**: {task.title}".rstrip(": ")
+    context = f"**{task.id or 'Task'}**" + (f": {task.title}" if task.title else "")
     if task.description:
         context += f"\n\n{task.description.strip()}"
     output = _fill(_output_requirements(
@@ -164,7 +173,9 @@ def assemble(task: Task | dict[str, object], skill: str | None = None,
     def minimal() -> dict[str, list[Section | None]]:
         return {p.name: [s for s in p.sections if s.priority <= 2] for p in protocols}
 
-    found: list[Diagnostic] = []
+    found = [diagnostics.make("SARP607", None, placeholder=placeholder)
+             for placeholder in dict.fromkeys(
+                 m[0] for m in _PLACEHOLDER.finditer(f"{task.title}\n{task.description}"))]
     strategy = selection.strategy
     if strategy == "minimal":
         kept, skill_part = minimal(), skill_text and _skill_minimal(skill_text)
@@ -197,6 +208,10 @@ def assemble(task: Task | dict[str, object], skill: str | None = None,
         found.append(diagnostics.make("SARP602", None, tokens=tokens, budget=budget))
         strategy = "minimal"
         skill_part = skill_text and _skill_minimal(skill_text)
+        found += [diagnostics.make("SARP601", None, protocol=name, section=section.title,
+                                   action="removed (minimal strategy)")
+                  for name, sections in kept.items() for section in sections
+                  if section is not None and section.priority > 2]
         if skill_part != skill_text:
             found.append(diagnostics.make("SARP601", None, protocol="skill",
                                           section="(after its first section)",

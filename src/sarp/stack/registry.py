@@ -71,7 +71,12 @@ def _strings(front: dict[str, Any], key: str, problems: list[str]) -> tuple[str,
 def load_protocol(path: Path) -> tuple[Protocol | None, list[Diagnostic]]:
     """The protocol in `path`, or None and every problem found (SARP605)."""
     problems: list[str] = []
-    text = path.read_text(encoding="utf-8").replace("\r\n", "\n")
+    try:
+        text = path.read_text(encoding="utf-8").replace("\r\n", "\n")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return None, [diagnostics.make("SARP605", None, path=str(path),
+                                       problem=f"cannot be read: {reason}")]
     match = _FRONT.match(text)
     if match is None:
         return None, [diagnostics.make("SARP605", 1, path=str(path),
@@ -83,10 +88,14 @@ def load_protocol(path: Path) -> tuple[Protocol | None, list[Diagnostic]]:
     name, budget, priority = front.get("name"), front.get("budget"), front.get("priority", 50)
     if not (isinstance(name, str) and re.fullmatch(r"[a-z][a-z0-9-]*", name)):
         problems.append("'name' is not a lower-case word")
-    if not (isinstance(budget, int) and budget > 0):
+    if not (type(budget) is int and budget > 0):
         problems.append("'budget' is not a positive integer")
-    if not isinstance(priority, int):
+    if type(priority) is not int:
         problems.append("'priority' is not an integer")
+    if not isinstance(front.get("alone", False), bool):
+        problems.append("'alone' is not true or false")
+    if not isinstance(front.get("conflict_group", ""), str):
+        problems.append("'conflict_group' is not a string")
     section_priorities = front.get("sections", {})
     if not (isinstance(section_priorities, dict) and all(
             isinstance(v, int) and 1 <= v <= 6 for v in section_priorities.values())):
@@ -118,7 +127,7 @@ def load_protocol(path: Path) -> tuple[Protocol | None, list[Diagnostic]]:
                       for p in problems]
     return Protocol(name=str(name), budget=int(str(budget)), priority=int(str(priority)),
                     sections=tuple(sections), conflict_group=front.get("conflict_group"),
-                    alone=bool(front.get("alone", False)),
+                    alone=front.get("alone", False) is True,
                     skill_labels={k.lower(): v.lower() for k, v in skill_labels.items()},
                     compatible=compatible, source=str(path), **fields), []
 

@@ -3,8 +3,10 @@
 # Contract: base always loads; then at most two conditional protocols. Each candidate is
 # detected at a level: explicit (--protocol / --only-protocol) > skill > label (task
 # labels, task type, epic labels) > description (title and description words) >
-# default (implementation, only when nothing else was detected). Candidates are tried
-# best level first, then by each protocol's `priority` (the flowchart's order: release,
+# default (implementation, only when nothing at all was detected: a detected protocol
+# removed by --no-protocol leaves base alone, it does not bring in the default).
+# Candidates are tried best level first; explicit ones in the order given, the others by
+# each protocol's `priority` (the flowchart's order: release,
 # decomposition, implementation, research, specification, consensus, contribution); a
 # candidate is rejected when a protocol already loaded excludes it. So whenever two
 # protocols exclude each other, the one detected at the stronger level wins, and at the
@@ -152,30 +154,34 @@ def select(task: Task | dict[str, object], overrides: Overrides | None = None,
                                                            registry.conditional()))
                           for name in unknown])
     found: dict[str, tuple[int, str]] = {}
+    decisions: list[Decision] = []
     if overrides.only:
         found = dict.fromkeys(overrides.only, (0, "--only-protocol"))
+        decisions += [Decision(name, False, "explicit", "--protocol, but --only-protocol"
+                               " chooses the protocols") for name in overrides.include
+                      if name not in found]
     else:
         for protocol in registry.conditional():
             detected = _detect(task, protocol)
             if detected is not None:
                 found[protocol.name] = detected
         found.update(dict.fromkeys(overrides.include, (0, "--protocol")))
-    decisions: list[Decision] = []
+    detected_any = bool(found)
     for name in overrides.exclude:
         if name in found:
             level, trigger = found.pop(name)
             decisions.append(Decision(name, False, LEVELS[level],
                                       f"{trigger}, but --no-protocol {name}"))
-    if not found and not overrides.only:
+    if not detected_any and not overrides.only:
         if "implementation" in overrides.exclude:
-            if not any(d.protocol == "implementation" for d in decisions):
-                decisions.append(Decision("implementation", False, "default",
-                                          "nothing detected, but --no-protocol"
-                                          " implementation"))
+            decisions.append(Decision("implementation", False, "default",
+                                      "nothing detected, but --no-protocol implementation"))
         else:
             found["implementation"] = (4, "nothing else detected")
     loaded: list[Protocol] = []
-    order = sorted(found, key=lambda n: (found[n][0], registry[n].priority, n))
+    given = [*overrides.only, *overrides.include]
+    order = sorted(found, key=lambda n: (found[n][0], given.index(n) if n in given
+                                         else registry[n].priority, n))
     for name in order:
         level, trigger = found[name]
         candidate = registry[name]
