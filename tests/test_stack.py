@@ -213,6 +213,16 @@ def test_placeholders_tolerate_case_and_spaces() -> None:
         "placeholder {{REVIEWER}} has no value"]
 
 
+def test_protocol_over_its_own_budget_is_reported(tmp_path: Path) -> None:
+    (tmp_path / "research.md").write_text(
+        '+++\nname = "research"\nbudget = 5\nlabels = ["research"]\n[sections]\n'
+        '"Rules" = 1\n+++\n## Rules\n\n- You MUST cite every source you used.\n')
+    prompt = assemble(task(labels=["research"]), registry=Registry([tmp_path]),
+                      values={"OUTPUT_DIR": "o"}, today=TODAY)
+    assert [d.code for d in prompt.diagnostics] == ["SARP608"]
+    assert prompt.diagnostics[0].message.startswith("protocol research is ")
+
+
 def test_unreadable_and_mistyped_protocol_files(tmp_path: Path) -> None:
     (tmp_path / "binary.md").write_bytes(b"\xff\xfe+++\n")
     (tmp_path / "folder.md").mkdir()

@@ -162,6 +162,8 @@ _TABLE: Final[tuple[Code, ...]] = (
          "Give it a value (task field or --set {name}=...)."),
     Code("SARP605", ERROR, "protocol {path}: {problem}"),
     Code("SARP606", ERROR, "no protocol named {name!r}", "Known protocols: {known}."),
+    Code("SARP608", WARNING, "protocol {name} is {tokens} tokens, over its own budget of"
+         " {budget}", "Shorten the protocol or raise `budget` in its front matter."),
     Code("SARP607", WARNING, "the task text contains {placeholder}; it is quoted as given",
          "Fill it in the task, or write it without braces."),
 )

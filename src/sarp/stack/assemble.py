@@ -176,6 +176,11 @@ def assemble(task: Task | dict[str, object], skill: str | None = None,
     found = [diagnostics.make("SARP607", None, placeholder=placeholder)
              for placeholder in dict.fromkeys(
                  m[0] for m in _PLACEHOLDER.finditer(f"{task.title}\n{task.description}"))]
+    for protocol in protocols:  # a protocol that outgrew its declared size is a warning
+        size = counter(_protocol_text(protocol, list(protocol.sections)))
+        if size > protocol.budget:
+            found.append(diagnostics.make("SARP608", None, name=protocol.name, tokens=size,
+                                          budget=protocol.budget))
     strategy = selection.strategy
     if strategy == "minimal":
         kept, skill_part = minimal(), skill_text and _skill_minimal(skill_text)
