@@ -393,3 +393,22 @@ def test_cli_bad_paths_are_not_crashes(tmp_path: Path, capsys: pytest.CaptureFix
     code, _, err = run_cli(capsys, monkeypatch, "manifest", "repair",
                            str(tmp_path / "typo.jsonl"))
     assert code == 2 and "cannot repair" in err and not (tmp_path / "typo.jsonl").exists()
+
+
+def test_repair_while_writers_append_loses_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "MANIFEST.jsonl"
+    path.write_text("not json\n")
+    context = multiprocessing.get_context("fork")
+    processes = [context.Process(target=_writer, args=(str(path), w, 150)) for w in range(4)]
+    for process in processes:
+        process.start()
+    while len(path.read_bytes()) < 20_000 and any(p.is_alive() for p in processes):
+        pass  # let the writers get going
+    moved = manifest.repair(path)  # replaces the file while writers hold the old one
+    for process in processes:
+        process.join(timeout=120)
+        assert process.exitcode == 0
+    assert [(d.code, d.line) for d in moved] == [("SARP501", 1)]
+    read = manifest.read(path)
+    assert read.diagnostics == [] and len(read.entries) == 600
+    assert (tmp_path / "MANIFEST.jsonl.rejected").read_text() == "not json\n"

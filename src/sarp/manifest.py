@@ -192,11 +192,14 @@ def _locked(path: Path, create: bool) -> Iterator[int]:
     """
     while True:
         fd = os.open(path, os.O_RDWR | os.O_APPEND | (os.O_CREAT if create else 0), 0o644)
-        fcntl.flock(fd, fcntl.LOCK_EX)
         try:
-            current = os.stat(path).st_ino
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            current: int | None = os.stat(path).st_ino
         except FileNotFoundError:
             current = None
+        except BaseException:
+            os.close(fd)
+            raise
         if current == os.fstat(fd).st_ino:
             break
         os.close(fd)  # closing drops the lock
