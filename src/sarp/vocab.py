@@ -237,6 +237,10 @@ def _reply_scale(keys: set[str]) -> RankedScale | None:
     if not all(k in _LEVEL for k in keys):
         return None
     levels = sorted({_LEVEL[k] for k in keys})
+    if levels[0] >= 2:
+        # worst said is "medium": ranking would make it critical; the words keep
+        # their usual meaning instead
+        return None
     words = tuple(tuple(k for k in sorted(keys) if _LEVEL[k] == level) for level in levels)
     return RankedScale("/".join("|".join(w) for w in words) + " (as used in the reply)", words)
 

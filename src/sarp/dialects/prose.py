@@ -61,6 +61,9 @@ _NOT_GROUPS: Final = frozenset({"note", "notes", "blocker", "blockers", "error",
 _LEADING_ID: Final = re.compile(
     rf"(?P<id>{common.ID})"
     r"(?:\s?[:—–]\s?|\s(?=`)|\s-\s|$)(?P<rest>.{0,500})$")
+# `**3. Tokens come out of order (lines 113-117). Medium.**`: a numbered bold paragraph
+# lead, its severity (if any) said after the title; read in the text fallback only
+_NUMBERED_BOLD: Final = re.compile(r"\*\*(?P<num>\d{1,3})[.)] (?P<inner>[^*]{3,400})\*\*")
 _GROUP_TAIL: Final = re.compile(r"\s?(?:\(\d{1,4}\)|\d{1,4}|:|—.{0,60}|-.{0,60})\s?$")
 
 
@@ -196,6 +199,9 @@ def severity_group(line: str) -> str | None:
     text = _GROUP_TAIL.sub("", text).strip(" *:")
     key = normalise_word(text)
     if key in SEVERITY_WORDS and key not in _NOT_GROUPS:
+        # a group names its members in the plural (`Nits`, `Warnings`); each is one
+        if key.endswith("s") and key[:-1] in SEVERITY_WORDS and not key.endswith("ss"):
+            return text.rstrip()[:-1]
         return text
     for suffix in (" findings", " issues", " severity", " priority"):
         if key.endswith(suffix) and key[: -len(suffix)] in SEVERITY_WORDS:
@@ -246,6 +252,17 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
             group = None
             i += 1
             continue
+        numbered = _NUMBERED_BOLD.match(stripped) if loose else None
+        if numbered is not None:
+            raw = _numbered_finding(numbered, i)
+            stop = _next_head(b, i, end)
+            common.read_body(b, raw, i + 1, stop)
+            raw.location = raw.location or common.location_in(raw.description)
+            b.add(raw)
+            count += 1
+            group = None
+            i = stop
+            continue
         item = list_item(line)
         if item is None and group is not None and _bold_id(stripped):
             item = stripped  # `**CR-001** a.py:3 — text` under a severity heading
@@ -282,6 +299,19 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
     return count
 
 
+def _numbered_finding(match: re.Match[str], line: int) -> RawFinding:
+    inner = match["inner"].strip()
+    # the severity follows the title: after its closing parenthesis, or its first
+    # sentence; a word inside the title ("the high bit") is not a severity
+    cut = inner.rfind(")")
+    cut = cut if cut >= 0 else inner.find(". ")
+    said = _LOOSE_SEVERITY.search(inner[cut + 1:]) if cut >= 0 else None
+    title = inner[:cut + 1].strip() if said is not None else inner
+    raw = RawFinding(line=line, severity=said.group(1) if said else None)
+    raw.title = title.rstrip(".")
+    return raw
+
+
 def _bold_id(line: str) -> bool:
     """The line opens with a bold finding id: `**CR-001**` or `**CR-001:**`."""
     if not line.startswith("**"):
@@ -293,9 +323,13 @@ def _bold_id(line: str) -> bool:
 def _fold(lines: list[str], kinds: list[int], i: int, end: int, first: str) -> tuple[str, int]:
     """A list item with its indented continuation lines; returns (text, next index)."""
     parts = [first.strip()]
+    indent = len(lines[i]) - len(lines[i].lstrip())
     j = i + 1
+    # continuation lines and nested items (`- Dead code:` then `  - line 127: ...`) are
+    # all part of the item: a sub-list details one finding, it does not add findings
     while j < end and kinds[j] == PLAIN and lines[j].startswith(("  ", "\t")) and \
-            list_item(lines[j]) is None and lines[j].strip():
+            lines[j].strip() and (list_item(lines[j]) is None or
+                                  len(lines[j]) - len(lines[j].lstrip()) > indent):
         parts.append(lines[j].strip())
         j += 1
     return " ".join(parts), j
@@ -325,6 +359,6 @@ def _next_head(b: Builder, start: int, end: int) -> int:
         if line.startswith("#") or finding_head_line(line) is not None or (
                 severity_group(line) is not None and not line.startswith(("- ", "* "))):
             return i
-        if "AGENT_RESULT" in line:
+        if "AGENT_RESULT" in line or _NUMBERED_BOLD.match(line):
             return i
     return end
