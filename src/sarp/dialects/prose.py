@@ -233,14 +233,9 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
                 b.diag("SARP210", i, title=head.title)
                 i += 1
                 continue
-            raw = head.finding(i)
-            stop = _next_head(b, i, end)
-            common.read_body(b, raw, i + 1, stop)
-            raw.location = raw.location or common.location_in(raw.description)
-            b.add(raw)
+            i = _add_block(b, head.finding(i), end)
             count += 1
             group = None
-            i = stop
             continue
         word = severity_group(stripped) if not stripped.startswith(("-", "*", "+")) or \
             stripped.startswith("**") else None
@@ -254,14 +249,9 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
             continue
         numbered = _NUMBERED_BOLD.match(stripped) if loose else None
         if numbered is not None:
-            raw = _numbered_finding(numbered, i)
-            stop = _next_head(b, i, end)
-            common.read_body(b, raw, i + 1, stop)
-            raw.location = raw.location or common.location_in(raw.description)
-            b.add(raw)
+            i = _add_block(b, _numbered_finding(numbered, i), end)
             count += 1
             group = None
-            i = stop
             continue
         item = list_item(line)
         if item is None and group is not None and _bold_id(stripped):
@@ -297,6 +287,15 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
                 _add_item(b, at, said.group(1) if said else None, text)
                 count += 1
     return count
+
+
+def _add_block(b: Builder, raw: RawFinding, end: int) -> int:
+    """Record `raw` with the body under its head line; returns where the next block starts."""
+    stop = _next_head(b, raw.line, end)
+    common.read_body(b, raw, raw.line + 1, stop)
+    raw.location = raw.location or common.location_in(raw.description)
+    b.add(raw)
+    return stop
 
 
 def _numbered_finding(match: re.Match[str], line: int) -> RawFinding:
