@@ -423,7 +423,9 @@ class _RowWords:
         best, best_shared = -1, 1
         for n, (_row, row_words) in enumerate(candidates[: self.LIMIT]):
             shared = len(words & row_words)
-            if shared > best_shared:
+            # a long issue shares a few words with any row: ask for a quarter of the
+            # shorter text's words too
+            if shared > best_shared and 4 * shared >= min(len(words), len(row_words)):
                 best, best_shared = n, shared
         return candidates.pop(best)[0] if best >= 0 else None
 
