@@ -163,7 +163,7 @@ def decode_object(text: str) -> tuple[Any, list[str], bool]:
     try:
         return json.loads(text), [], False
     except (ValueError, RecursionError):
-        pass
+        pass  # not valid as written: fall through to the repairing scanner
     repaired, fixes, truncated = _repair(text)
     try:
         return json.loads(repaired), fixes, truncated
