@@ -40,7 +40,7 @@ _HEAD: Final = re.compile(
     r"(?P<resolved> ?(?:→|->) ?RESOLVED)? ?(?:[:—–]|-(?= )) ?(?P<title>.{0,500})$"
 )
 _ID_SEV_HEAD: Final = re.compile(
-    rf"(?P<id>{common.ID}) ?[(\[]"
+    rf"(?P<id>{common.ID})(?: ?[:—–-])? ?[(\[]"
     r"(?P<sev>[^()\[\]]{2,20})[)\]] ?(?:[:—–-] ?)?(?P<title>.{0,500})$"
 )
 _BRACKET_HEAD: Final = re.compile(
@@ -87,7 +87,7 @@ def _severity_head(text: str) -> tuple[str, str, bool, str | None] | None:
 
 
 def _id_severity_head(text: str) -> tuple[str, str, bool, str | None] | None:
-    """`SEC-1 (CRITICAL) — title` -> (severity, title, False, id)."""
+    """`SEC-1 (CRITICAL) — title`, `F1 — [High] title` -> (severity, title, False, id)."""
     match = _ID_SEV_HEAD.match(text.strip())
     if match is None or normalise_word(match["sev"]) not in SEVERITY_WORDS:
         return None

@@ -1,0 +1,350 @@
+# aggregate(results, policy) -> Report: SPEC §5 steps 1-7 in order.
+#
+#   1 collect      results sorted by id; buckets by status, `unparseable` its own
+#   2 merge        clusters from the dedupe policy; each becomes one ReportFinding
+#   3 cross-check  the rules, judged on the severities as merged (never cascading)
+#   4 confidence   max, or mean (agent-weighted) + 10 per extra agreeing agent, <= 100
+#   5 renumber     G1.. after sorting by severity, type, location
+#   6-7 stats, coverage, gaps, decision, verdict
+#
+# The report is a pure function of the SET of input results (every step works on the
+# canonical order), so `merge_reports` is simply aggregation of both reports' inputs:
+# associative and commutative by construction, and partial reports built in other
+# processes (pickled with their inputs) merge into the report of the whole.
+from __future__ import annotations
+
+import bisect
+from collections import defaultdict
+from collections.abc import Iterable
+
+from sarp.aggregate.dedupe import cluster
+from sarp.aggregate.entries import Entry, entries
+from sarp.aggregate.policy import AggregationPolicy, Rule, agent_key
+from sarp.aggregate.report import (
+    Coverage,
+    Decision,
+    Escalation,
+    Gap,
+    Report,
+    ReportFinding,
+    ResultRow,
+    Source,
+    Stats,
+    Verdict,
+)
+from sarp.model import Conformance, Delivery, Finding, Result, Severity, Status, build
+
+__all__ = ["aggregate", "merge_reports"]
+
+UNPARSEABLE = "unparseable"
+BUCKETS = ("CLEAN", "FINDINGS", "PARTIAL", "BLOCKED", "ERROR", UNPARSEABLE)
+_BY_RANK = (Severity.CRITICAL, Severity.MAJOR, Severity.MINOR)
+
+
+def _raised(action: str, severity: Severity) -> Severity | None:
+    """The severity a rule's action raises a finding to (None: it raises nothing)."""
+    if action == "escalate-critical":
+        return Severity.CRITICAL
+    if action == "escalate":
+        return _BY_RANK[max(0, severity.rank - 1)]
+    return None
+
+
+def aggregate(results: Iterable[Result], policy: AggregationPolicy | None = None) -> Report:
+    """One report from many results. Every result needs a distinct `id` (results
+    without one are numbered `result-<n>` in the order given)."""
+    policy = policy or AggregationPolicy()
+    ordered = _canonical(list(results))
+    items = entries(ordered)
+    clusters = cluster(items, policy)
+    findings = [_merge(items, members) for members in clusters]
+    _cross_validate(findings, items, clusters, policy)
+    for finding, members in zip(findings, clusters, strict=True):
+        finding.confidence = _confidence(items, members, policy)
+    order = sorted(range(len(findings)), key=lambda k: _sort_key(findings[k], clusters[k]))
+    findings = [findings[k] for k in order]
+    for number, finding in enumerate(findings, 1):
+        finding.id = f"G{number}"
+    rows = [_row(result) for result in ordered]
+    report = build(
+        Report, findings=findings, results=rows, stats=_stats(rows, findings, len(items)),
+        coverage=_coverage(rows), gaps=[_gap(row) for row in rows if row.reason is not None],
+        decision=_decision(rows, findings), verdict=_verdict(findings, policy),
+        policy=policy.describe())
+    object.__setattr__(report, "__pydantic_private__", {
+        "_inputs": ordered, "_by_id": {r.id: r for r in ordered}, "_settings": policy})
+    return report
+
+
+def merge_reports(a: Report, b: Report) -> Report:
+    policy = a._settings or AggregationPolicy()
+    if (b._settings or AggregationPolicy()) != policy:
+        raise ValueError("cannot merge reports made with different policies")
+    if (a.results and not a.inputs) or (b.results and not b.inputs):
+        raise ValueError("a report read back from JSON has no inputs to merge; "
+                         "merge reports made by aggregate() in this or another process")
+    clash = {r.id for r in a.inputs} & {r.id for r in b.inputs}
+    if clash:
+        raise ValueError(f"both reports contain result(s) {', '.join(sorted(map(str, clash)))}")
+    return aggregate([*a.inputs, *b.inputs], policy)
+
+
+def _canonical(results: list[Result]) -> list[Result]:
+    named: list[Result] = []
+    seen: set[str] = set()
+    for number, result in enumerate(results, 1):
+        if result.id is None:
+            result = result.model_copy(update={"id": f"result-{number}"})
+        assert result.id is not None
+        if result.id in seen:
+            raise ValueError(f"two results have the id {result.id!r}; ids must be distinct")
+        seen.add(result.id)
+        named.append(result)
+    named.sort(key=lambda r: r.id or "")
+    return named
+
+
+# -- 2. merge -------------------------------------------------------------------------
+
+
+def _detail(finding: Finding) -> int:
+    return sum(len(part) for part in (finding.description, finding.impact,
+                                      finding.suggestion, finding.title) if part)
+
+
+def _merge(items: list[Entry], members: list[int]) -> ReportFinding:
+    group = [items[m] for m in members]
+    # the most detailed finding speaks for the cluster; the first in canonical order on ties
+    lead = max(group, key=lambda e: (_detail(e.finding), -e.order)).finding
+    worst = min(group, key=lambda e: (e.finding.severity.rank, e.order)).finding.severity
+    sources = [build(Source, result=e.result.id, index=e.index, id=e.finding.id, agent=e.agent,
+                     severity=e.finding.severity, native_severity=e.finding.native_severity)
+               for e in group]
+    agents = sorted({e.agent for e in group})
+    notes: list[str] = []
+    if len({e.finding.severity for e in group}) > 1:
+        said = "; ".join(f"{e.agent} ({e.result.id}): {e.finding.severity.value}"
+                         + (f" ({e.finding.native_severity})" if e.finding.native_severity
+                            and e.finding.native_severity.lower() != e.finding.severity.value
+                            else "")
+                         for e in group)
+        notes.append(f"severity disagreement: {said}; kept {worst.value}")
+    location = lead.location or next((e.finding.location for e in group
+                                      if e.finding.location is not None), None)
+    return build(
+        ReportFinding, id="", severity=worst,
+        type=lead.type or next((e.finding.type for e in group if e.finding.type), None),
+        title=lead.title or next((e.finding.title for e in group if e.finding.title), None),
+        location=location, counter_location=lead.counter_location,
+        description=lead.description, impact=lead.impact, suggestion=lead.suggestion,
+        confidence=None, reported_by=agents, occurrences=len(group),
+        corroborated=len(agents) > 1, sources=sources, notes=notes, escalations=[])
+
+
+# -- 3. cross-validation ----------------------------------------------------------------
+
+
+def _cross_validate(findings: list[ReportFinding], items: list[Entry],
+                    clusters: list[list[int]], policy: AggregationPolicy) -> None:
+    if not policy.rules or not findings:
+        return
+    agents = [{agent_key(items[m].agent) for m in members} for members in clusters]
+    points = [[(items[m].path, items[m].line) for m in members] for members in clusters]
+    merged_as = [f.severity for f in findings]  # rules judge these, never their own output
+    for rule in policy.rules:
+        for x, y in _rule_pairs(rule, agents, points, policy.window):
+            for k in {x, y}:
+                _apply(rule, findings[k], merged_as[k])
+
+
+def _rule_pairs(rule: Rule, agents: list[set[str]], points: list[list[tuple[str | None,
+                int | None]]], window: int) -> set[tuple[int, int]]:
+    """Pairs of merged findings (x == y when one finding has both agents) that the
+    rule's two agents reported in the same region: same file within `window` lines."""
+    first, second = rule.sides()
+    side_a = [k for k, names in enumerate(agents) if first in names]
+    if not side_a:
+        return set()
+    side_b = [k for k, names in enumerate(agents)
+              if (second == "any" and names - {first}) or second in names]
+    pairs: set[tuple[int, int]] = set()
+    for k in set(side_a) & set(side_b):
+        if second == "any" or {first, second} <= agents[k]:
+            pairs.add((k, k))
+    index: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    for k in side_b:
+        for path, line in points[k]:
+            if path is not None and line is not None:
+                index[path].append((line, k))
+    for rows in index.values():
+        rows.sort()
+    for x in side_a:
+        for path, line in points[x]:
+            if path is None or line is None or path not in index:
+                continue
+            rows = index[path]
+            start = bisect.bisect_left(rows, (line - window, -1))
+            for other_line, y in rows[start:]:
+                if other_line > line + window:
+                    break
+                if y != x:
+                    pairs.add((min(x, y), max(x, y)))
+    return pairs
+
+
+def _apply(rule: Rule, finding: ReportFinding, merged_as: Severity) -> None:
+    if any(e.rule == rule.name for e in finding.escalations) or \
+            any(note.startswith(f"{rule.name}:") for note in finding.notes):
+        return  # one rule changes one finding once
+    target = _raised(rule.action, merged_as)
+    if target is not None:
+        finding.escalations.append(build(Escalation, rule=rule.name, action=rule.action,
+                                         from_severity=merged_as, to_severity=target))
+        if target.rank < finding.severity.rank:
+            finding.severity = target
+    else:
+        finding.corroborated = finding.corroborated or rule.action == "corroborate"
+    finding.notes.append(f"{rule.name}: {rule.note or rule.action}")
+
+
+# -- 4. confidence -----------------------------------------------------------------------
+
+
+def _confidence(items: list[Entry], members: list[int],
+                policy: AggregationPolicy) -> float | None:
+    said: list[tuple[str, float]] = []
+    for m in members:
+        entry = items[m]
+        value = entry.finding.confidence
+        if value is None:
+            value = entry.result.confidence
+        if value is not None:
+            said.append((entry.agent, float(value)))
+    if not said:
+        return None
+    if policy.confidence == "max":
+        return max(value for _, value in said)
+    weights = [policy.agent_weights.get(agent_key(agent), 1.0) for agent, _ in said]
+    total = sum(weights)
+    mean = (sum(w * v for w, (_, v) in zip(weights, said, strict=True)) / total if total
+            else sum(v for _, v in said) / len(said))
+    agreeing = len({items[m].agent for m in members})
+    return min(100.0, round(mean + 10.0 * (agreeing - 1), 2))
+
+
+# -- 5. order ----------------------------------------------------------------------------
+
+
+def _sort_key(finding: ReportFinding, members: list[int]) -> tuple[object, ...]:
+    loc = finding.location
+    return (finding.severity.rank, finding.type or "~",
+            (loc.path or "~") if loc else "~", (loc.line or 0) if loc else 0, members[0])
+
+
+# -- 6-7. results, stats, coverage, gaps, decision, verdict -------------------------------
+
+
+def _stated_coverage(result: Result) -> float | None:
+    for source in (result.metrics, result.metadata):
+        for key, value in source.items():
+            if key.lower() != "coverage":
+                continue
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                return float(value)
+            if isinstance(value, str):
+                digits = ""
+                for char in value.strip():
+                    if not (char.isdigit() or (char == "." and "." not in digits)):
+                        break
+                    digits += char
+                if digits.strip("."):
+                    return min(100.0, float(digits))
+    return None
+
+
+def _reason(result: Result, bucket: str) -> str | None:
+    if bucket in ("CLEAN", "FINDINGS"):
+        return None
+    if bucket == UNPARSEABLE:
+        why = next((d.message for d in result.diagnostics), "no protocol recognised")
+        return f"unparseable ({result.delivery.value}): {why}"
+    if result.status is Status.BLOCKED and result.blocked_reason:
+        return result.blocked_reason
+    for source in (result.metrics, result.metadata, result.fields):
+        for key, value in source.items():
+            if key.lower() in ("reason", "error", "blocked_reason") and value:
+                return str(value)
+    if result.delivery is Delivery.TRUNCATED:
+        return "the reply was cut off"
+    if result.blockers:
+        return result.blockers[0]
+    return f"{bucket} without a stated reason"
+
+
+def _row(result: Result) -> ResultRow:
+    bucket = UNPARSEABLE if result.conformance is Conformance.UNPARSEABLE else \
+        result.status.value
+    if bucket in ("CLEAN", "FINDINGS"):
+        coverage: float | None = 100.0
+    elif bucket == "PARTIAL":
+        coverage = _stated_coverage(result)
+    else:
+        coverage = 0.0
+    meta = result.metadata
+    unit = meta.get("scope") or meta.get("assigned") or result.current_task
+    files = result.fields.get("files_reviewed") or meta.get("files_reviewed")
+    if not unit and isinstance(files, list) and files:
+        unit = ", ".join(str(f) for f in files)
+    return build(ResultRow, id=result.id, dialect=result.dialect, agent=result.agent,
+                 work_unit=str(unit) if unit else None, status=result.status.value,
+                 bucket=bucket, conformance=result.conformance, delivery=result.delivery,
+                 coverage=coverage, findings=len(result.findings),
+                 reason=_reason(result, bucket))
+
+
+def _gap(row: ResultRow) -> Gap:
+    return build(Gap, result=row.id, agent=row.agent, bucket=row.bucket,
+                 coverage=row.coverage, reason=row.reason or row.bucket)
+
+
+def _stats(rows: list[ResultRow], findings: list[ReportFinding], inputs: int) -> Stats:
+    by_status = dict.fromkeys(BUCKETS, 0)
+    for row in rows:
+        by_status[row.bucket] = by_status.get(row.bucket, 0) + 1
+    by_severity = {s.value: 0 for s in _BY_RANK}
+    for finding in findings:
+        by_severity[finding.severity.value] += 1
+    return build(Stats, results=len(rows), by_status=by_status, input_findings=inputs,
+                 findings=len(findings), by_severity=by_severity,
+                 corroborated=sum(1 for f in findings if f.corroborated),
+                 escalated=sum(1 for f in findings if f.escalations))
+
+
+def _coverage(rows: list[ResultRow]) -> Coverage:
+    complete = sum(1 for r in rows if r.bucket in ("CLEAN", "FINDINGS"))
+    partial = sum(1 for r in rows if r.bucket in ("PARTIAL", UNPARSEABLE))
+    percent = (sum(r.coverage or 0.0 for r in rows) / len(rows)) if rows else 0.0
+    return build(Coverage, percent=round(percent, 1), complete=complete, partial=partial,
+                 none=len(rows) - complete - partial)
+
+
+def _decision(rows: list[ResultRow], findings: list[ReportFinding]) -> Decision:
+    buckets = {row.bucket for row in rows}
+    if "BLOCKED" in buckets:
+        return Decision.BLOCKED
+    if "ERROR" in buckets:
+        return Decision.RETRY
+    if buckets & {"PARTIAL", UNPARSEABLE} or any(
+            note.startswith("severity disagreement") for f in findings for note in f.notes):
+        return Decision.REVIEW
+    return Decision.CONTINUE
+
+
+def _verdict(findings: list[ReportFinding], policy: AggregationPolicy) -> Verdict:
+    critical = sum(1 for f in findings if f.severity is Severity.CRITICAL)
+    major = sum(1 for f in findings if f.severity is Severity.MAJOR)
+    if critical >= policy.fix_first_at:
+        return Verdict.FIX_ISSUES_FIRST
+    if major > policy.review_above:
+        return Verdict.REVIEW_RECOMMENDED
+    return Verdict.READY

@@ -1,0 +1,60 @@
+# The flat view of every input finding that the merge policies work on.
+#
+# `entries(results)` gives one Entry per (result, finding), in canonical order: results
+# sorted by id, findings in source order. Every policy is a pure function of this list,
+# so a report is the same whatever order or grouping its results arrived in.
+from __future__ import annotations
+
+from sarp.model import Finding, Location, Result
+
+__all__ = ["Entry", "entries", "location_key", "type_key"]
+
+
+class Entry:
+    """One input finding and what the policies ask of it, computed once."""
+
+    __slots__ = ("agent", "end", "finding", "index", "line", "order", "path", "result",
+                 "result_order", "section", "type")
+
+    def __init__(self, order: int, result_order: int, result: Result, index: int,
+                 finding: Finding) -> None:
+        self.order = order  # position in the canonical order: the tie-breaker everywhere
+        self.result_order = result_order
+        self.result = result
+        self.index = index
+        self.finding = finding
+        self.agent = finding.agent or result.agent or result.id or "?"
+        loc = finding.location
+        self.path: str | None = None
+        self.line: int | None = None
+        self.end: int | None = None
+        self.section: str | None = None
+        if loc is not None:
+            self.path = loc.path or None
+            self.line = loc.line
+            self.end = loc.end_line if loc.end_line is not None else loc.line
+            if loc.section:
+                self.section = " ".join(loc.section.lower().split())
+        self.type = type_key(finding.type)
+
+
+def type_key(text: str | None) -> str | None:
+    return "-".join(text.lower().replace("_", " ").split()) if text else None
+
+
+def location_key(loc: Location | None) -> tuple[object, ...] | None:
+    """What `exact` compares: the place, not how it was written."""
+    if loc is None:
+        return None
+    section = " ".join(loc.section.lower().split()) if loc.section else None
+    return (loc.path, loc.line, loc.end_line, section, loc.symbol,
+            tuple(location_key(extra) for extra in loc.extra))
+
+
+def entries(results: list[Result]) -> list[Entry]:
+    """Every finding of every result, in canonical order (results sorted by id)."""
+    out: list[Entry] = []
+    for result_order, result in enumerate(results):
+        for index, finding in enumerate(result.findings):
+            out.append(Entry(len(out), result_order, result, index, finding))
+    return out
