@@ -10,9 +10,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from clustering import labelled_sets, score  # noqa: E402
+from clustering import labelled_sets, score
 
-from sarp.aggregate import AggregationPolicy  # noqa: E402
+from sarp.aggregate import AggregationPolicy
 
 
 def main(argv: list[str]) -> int:
@@ -21,15 +21,21 @@ def main(argv: list[str]) -> int:
         for threshold in (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55):
             row = [f"{threshold:.2f}"]
             for folder in sets:
-                p, r, _, _ = score(folder, AggregationPolicy(similar_threshold=threshold))
+                p, r, *_ = score(folder, AggregationPolicy(similar_threshold=threshold))
                 row.append(f"{folder.name}: P {p:.2f} R {r:.2f}")
             print("  ".join(row))
         return 0
     for dedupe in ("similar", "exact", "proximity", "off"):
+        hits_all = predicted_all = agreed_all = 0
         for folder in sets:
-            p, r, hits, predicted = score(folder, AggregationPolicy(dedupe=dedupe))
+            p, r, hits, predicted, agreed = score(folder, AggregationPolicy(dedupe=dedupe))
+            hits_all, predicted_all = hits_all + hits, predicted_all + predicted
+            agreed_all += agreed
             print(f"{dedupe:10} {folder.name:8} precision {p:.2f} recall {r:.2f} "
                   f"({hits} of {predicted} merged pairs right)")
+        if predicted_all and agreed_all:
+            print(f"{dedupe:10} {'all':8} precision {hits_all / predicted_all:.2f} "
+                  f"recall {hits_all / agreed_all:.2f} (pairs pooled over the sets)")
     return 0
 
 

@@ -54,13 +54,14 @@ def predicted_pairs(report: Report, labels: dict[tuple[str, int], str]) -> set[f
     return _pairs(clusters)
 
 
-def score(folder: Path, policy: AggregationPolicy | None = None) -> tuple[float, float, int, int]:
-    """(precision, recall, true pairs found, predicted pairs) against the agreed pairs;
-    pairs the annotators disagree on count neither way."""
+def score(folder: Path,
+          policy: AggregationPolicy | None = None) -> tuple[float, float, int, int, int]:
+    """(precision, recall, true pairs found, predicted pairs, agreed pairs) against the
+    pairs every annotator agrees on; pairs they disagree on count neither way."""
     results, labels = load_set(folder)
     agreed, disputed = gold_pairs(folder)
     predicted = predicted_pairs(aggregate(results, policy), labels) - disputed
     hits = len(predicted & agreed)
     precision = hits / len(predicted) if predicted else 1.0
     recall = hits / len(agreed) if agreed else 1.0
-    return precision, recall, hits, len(predicted)
+    return precision, recall, hits, len(predicted), len(agreed)

@@ -45,6 +45,9 @@ _TABLE: Final[tuple[Code, ...]] = (
          "Do not wrap the reply in a code fence."),
     Code("SARP005", INFO, "the {what} is inside a code fence on line {open}; read from there",
          "Write the result block as plain text, not inside a code fence."),
+    Code("SARP006", ERROR, "line {line} of {source} is not a Result ({error}); kept as an"
+         " unparseable result", "Write one Result object (sarp parse --format jsonl) per line."),
+    Code("SARP007", ERROR, "{source} could not be read ({error}); kept as an unparseable result"),
     Code("SARP009", ERROR, "sarp could not read this reply as its dialect ({error}); it was"
          " read as plain text instead. Please report this as a sarp bug"),
     # 1xx envelope and summary line
@@ -136,6 +139,12 @@ _TABLE: Final[tuple[Code, ...]] = (
     Code("SARP409", WARNING, "{key} value {value!r} is not understood; {action}"),
     Code("SARP410", WARNING, "the reply returns content besides the return message; kept as"
          " summary", "Return only the one-line return message."),
+    Code("SARP411", WARNING, "run {run}: the tool reports that its execution failed{why};"
+         " status set to {status}"),
+    Code("SARP412", INFO, "run {run}: {what} not read as findings (SARIF says they are not"
+         " problems)", repair=False),
+    Code("SARP413", ERROR, "sarp could not read this SARIF log ({error}); it is kept as"
+         " unparseable. Please report this as a sarp bug"),
     # 5xx manifest
     Code("SARP501", ERROR, "manifest line skipped: {what}; the entries before and after it"
          " are kept", "Write one JSON object per line; `sarp manifest repair` moves bad lines"

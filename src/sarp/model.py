@@ -199,27 +199,28 @@ class Result(_Record):
 
 
 _set = object.__setattr__
-_PLANS: dict[type[BaseModel], list[tuple[str, Any, Any]]] = {}
+_PLANS: dict[type[BaseModel], tuple[dict[str, Any], tuple[tuple[str, Any], ...]]] = {}
 
 
 def build(cls: type[_M], **values: Any) -> _M:
     """A model instance from trusted values: what `model_construct` does, minus its
-    per-field alias handling (our models have no aliases), so parsers can afford one
-    per finding. Fields not given take their defaults; list and dict defaults are new
-    objects per instance.
+    per-field alias handling (our models have no aliases), so parsers and aggregation
+    can afford one per finding. Fields not given take their defaults; list and dict
+    defaults are new objects per instance.
     """
     plan = _PLANS.get(cls)
     if plan is None:
-        plan = _PLANS[cls] = [(name, field.default_factory, field.default)
-                              for name, field in cls.__pydantic_fields__.items()]
-    data: dict[str, Any] = {}
-    for name, factory, default in plan:
-        if name in values:
-            data[name] = values[name]
-        elif factory is not None:
+        fields = cls.__pydantic_fields__
+        plan = _PLANS[cls] = (
+            {name: field.default for name, field in fields.items()
+             if field.default_factory is None},
+            tuple((name, field.default_factory) for name, field in fields.items()
+                  if field.default_factory is not None))
+    static, factories = plan
+    data = static | values
+    for name, factory in factories:
+        if name not in values:
             data[name] = factory()
-        else:
-            data[name] = default
     obj = cls.__new__(cls)
     _set(obj, "__dict__", data)
     _set(obj, "__pydantic_fields_set__", set(values))

@@ -4,7 +4,7 @@
 # cross-validation rules, combines confidence, numbers G1.., and judges the run
 # (stats, coverage, gaps, decision, verdict). `load_results` reads replies, JSONL of
 # Results and SARIF logs from files, directories and globs. Renderers live in
-# `sarp.render`.
+# `sarp.renderers`.
 from __future__ import annotations
 
 from sarp.aggregate.core import aggregate

@@ -13,12 +13,12 @@
 # processes (pickled with their inputs) merge into the report of the whole.
 from __future__ import annotations
 
-import bisect
+import gc
 from collections import defaultdict
 from collections.abc import Iterable
 
 from sarp.aggregate.dedupe import cluster
-from sarp.aggregate.entries import Entry, entries
+from sarp.aggregate.entries import Entry, entries, name_of
 from sarp.aggregate.policy import AggregationPolicy, Rule, agent_key
 from sarp.aggregate.report import (
     Coverage,
@@ -53,7 +53,18 @@ def _raised(action: str, severity: Severity) -> Severity | None:
 def aggregate(results: Iterable[Result], policy: AggregationPolicy | None = None) -> Report:
     """One report from many results. Every result needs a distinct `id` (results
     without one are numbered `result-<n>` in the order given)."""
-    policy = policy or AggregationPolicy()
+    # Aggregation allocates millions of small acyclic objects; the cyclic collector
+    # would rescan the whole growing heap again and again (superlinear), so it pauses.
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _aggregate(results, policy or AggregationPolicy())
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _aggregate(results: Iterable[Result], policy: AggregationPolicy) -> Report:
     ordered = _canonical(list(results))
     items = entries(ordered)
     clusters = cluster(items, policy)
@@ -114,31 +125,46 @@ def _detail(finding: Finding) -> int:
 
 def _merge(items: list[Entry], members: list[int]) -> ReportFinding:
     group = [items[m] for m in members]
-    # the most detailed finding speaks for the cluster; the first in canonical order on ties
-    lead = max(group, key=lambda e: (_detail(e.finding), -e.order)).finding
-    worst = min(group, key=lambda e: (e.finding.severity.rank, e.order)).finding.severity
+    lead = worst = group[0].finding
+    if len(group) > 1:
+        # the most detailed finding speaks for the cluster; the first on ties
+        best = -1
+        for entry in group:
+            finding = entry.finding
+            detail = _detail(finding)
+            if detail > best:
+                lead, best = finding, detail
+            if finding.severity.rank < worst.severity.rank:
+                worst = finding
     sources = [build(Source, result=e.result.id, index=e.index, id=e.finding.id, agent=e.agent,
                      severity=e.finding.severity, native_severity=e.finding.native_severity)
                for e in group]
-    agents = sorted({e.agent for e in group})
+    agents = sorted({e.agent for e in group}) if len(group) > 1 else [group[0].agent]
     notes: list[str] = []
-    if len({e.finding.severity for e in group}) > 1:
-        said = "; ".join(f"{e.agent} ({e.result.id}): {e.finding.severity.value}"
-                         + (f" ({e.finding.native_severity})" if e.finding.native_severity
-                            and e.finding.native_severity.lower() != e.finding.severity.value
-                            else "")
-                         for e in group)
-        notes.append(f"severity disagreement: {said}; kept {worst.value}")
-    location = lead.location or next((e.finding.location for e in group
-                                      if e.finding.location is not None), None)
+    if len(group) > 1 and len({e.finding.severity for e in group}) > 1:
+        notes.append(_disagreement(group, worst.severity))
+    location = lead.location
+    kind, title = lead.type, lead.title
+    if len(group) > 1:
+        location = location or next((e.finding.location for e in group
+                                     if e.finding.location is not None), None)
+        kind = kind or next((e.finding.type for e in group if e.finding.type), None)
+        title = title or next((e.finding.title for e in group if e.finding.title), None)
     return build(
-        ReportFinding, id="", severity=worst,
-        type=lead.type or next((e.finding.type for e in group if e.finding.type), None),
-        title=lead.title or next((e.finding.title for e in group if e.finding.title), None),
+        ReportFinding, id="", severity=worst.severity, type=kind, title=title,
         location=location, counter_location=lead.counter_location,
         description=lead.description, impact=lead.impact, suggestion=lead.suggestion,
         confidence=None, reported_by=agents, occurrences=len(group),
         corroborated=len(agents) > 1, sources=sources, notes=notes, escalations=[])
+
+
+def _disagreement(group: list[Entry], kept: Severity) -> str:
+    said = []
+    for e in group:
+        native = e.finding.native_severity
+        extra = f" ({native})" if native and native.lower() != e.finding.severity.value else ""
+        said.append(f"{e.agent} ({e.result.id}): {e.finding.severity.value}{extra}")
+    return f"severity disagreement: {'; '.join(said)}; kept {kept.value}"
 
 
 # -- 3. cross-validation ----------------------------------------------------------------
@@ -148,47 +174,59 @@ def _cross_validate(findings: list[ReportFinding], items: list[Entry],
                     clusters: list[list[int]], policy: AggregationPolicy) -> None:
     if not policy.rules or not findings:
         return
-    agents = [{agent_key(items[m].agent) for m in members} for members in clusters]
-    points = [[(items[m].path, items[m].line) for m in members] for members in clusters]
+    agents: list[set[str]] = []
+    by_agent: dict[str, list[int]] = defaultdict(list)
+    # agent -> file -> sorted (line, merged finding): where each agent said something
+    places: dict[str, dict[str, list[tuple[int, int]]]] = defaultdict(lambda: defaultdict(list))
+    for k, members in enumerate(clusters):
+        names: set[str] = set()
+        for m in members:
+            entry = items[m]
+            name = agent_key(entry.agent)
+            names.add(name)
+            if entry.path is not None and entry.line is not None:
+                places[name][entry.path].append((entry.line, k))
+        agents.append(names)
+        for name in names:
+            by_agent[name].append(k)
+    for files in places.values():
+        for rows in files.values():
+            rows.sort()
     merged_as = [f.severity for f in findings]  # rules judge these, never their own output
     for rule in policy.rules:
-        for x, y in _rule_pairs(rule, agents, points, policy.window):
+        for x, y in _rule_pairs(rule, agents, by_agent, places, policy.window):
             for k in {x, y}:
                 _apply(rule, findings[k], merged_as[k])
 
 
-def _rule_pairs(rule: Rule, agents: list[set[str]], points: list[list[tuple[str | None,
-                int | None]]], window: int) -> set[tuple[int, int]]:
+def _rule_pairs(rule: Rule, agents: list[set[str]], by_agent: dict[str, list[int]],
+                places: dict[str, dict[str, list[tuple[int, int]]]],
+                window: int) -> set[tuple[int, int]]:
     """Pairs of merged findings (x == y when one finding has both agents) that the
     rule's two agents reported in the same region: same file within `window` lines."""
     first, second = rule.sides()
-    side_a = [k for k, names in enumerate(agents) if first in names]
-    if not side_a:
+    if first not in by_agent:
         return set()
-    side_b = [k for k, names in enumerate(agents)
-              if (second == "any" and names - {first}) or second in names]
+    others = [name for name in places if name != first] if second == "any" else [second]
     pairs: set[tuple[int, int]] = set()
-    for k in set(side_a) & set(side_b):
-        if second == "any" or {first, second} <= agents[k]:
+    for k in by_agent[first]:
+        if len(agents[k]) > 1 and (second == "any" or second in agents[k]):
             pairs.add((k, k))
-    index: dict[str, list[tuple[int, int]]] = defaultdict(list)
-    for k in side_b:
-        for path, line in points[k]:
-            if path is not None and line is not None:
-                index[path].append((line, k))
-    for rows in index.values():
-        rows.sort()
-    for x in side_a:
-        for path, line in points[x]:
-            if path is None or line is None or path not in index:
+    for path, rows_a in places.get(first, {}).items():
+        for other in others:
+            rows_b = places[other].get(path) if other in places else None
+            if not rows_b:
                 continue
-            rows = index[path]
-            start = bisect.bisect_left(rows, (line - window, -1))
-            for other_line, y in rows[start:]:
-                if other_line > line + window:
-                    break
-                if y != x:
-                    pairs.add((min(x, y), max(x, y)))
+            start = 0
+            for line, x in rows_a:  # both sorted: one forward sweep per file
+                while start < len(rows_b) and rows_b[start][0] < line - window:
+                    start += 1
+                j = start
+                while j < len(rows_b) and rows_b[j][0] <= line + window:
+                    y = rows_b[j][1]
+                    if y != x:
+                        pairs.add((x, y) if x < y else (y, x))
+                    j += 1
     return pairs
 
 
@@ -295,7 +333,8 @@ def _row(result: Result) -> ResultRow:
     files = result.fields.get("files_reviewed") or meta.get("files_reviewed")
     if not unit and isinstance(files, list) and files:
         unit = ", ".join(str(f) for f in files)
-    return build(ResultRow, id=result.id, dialect=result.dialect, agent=result.agent,
+    return build(ResultRow, id=result.id, dialect=result.dialect,
+                 agent=result.agent or name_of(result.id),
                  work_unit=str(unit) if unit else None, status=result.status.value,
                  bucket=bucket, conformance=result.conformance, delivery=result.delivery,
                  coverage=coverage, findings=len(result.findings),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from sarp.model import Finding, Location, Result
 
-__all__ = ["Entry", "entries", "location_key", "type_key"]
+__all__ = ["Entry", "entries", "location_key", "name_of", "type_key"]
 
 
 class Entry:
@@ -23,7 +23,8 @@ class Entry:
         self.result = result
         self.index = index
         self.finding = finding
-        self.agent = finding.agent or result.agent or result.id or "?"
+        # a reply that names no agent is known by its file name: `colleague-notes`
+        self.agent = finding.agent or result.agent or name_of(result.id)
         loc = finding.location
         self.path: str | None = None
         self.line: int | None = None
@@ -36,6 +37,15 @@ class Entry:
             if loc.section:
                 self.section = " ".join(loc.section.lower().split())
         self.type = type_key(finding.type)
+
+
+def name_of(result_id: str | None) -> str:
+    """What to call the agent of a result that names none: its file name."""
+    if not result_id:
+        return "?"
+    name = result_id.replace("\\", "/").rsplit("/", 1)[-1]
+    stem = name.split(":", 1)[0].split("#", 1)[0]
+    return stem.rsplit(".", 1)[0] if "." in stem[1:] else stem
 
 
 def type_key(text: str | None) -> str | None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from pydantic import PrivateAttr
+from pydantic import Field, PrivateAttr
 
 from sarp.model import Conformance, Delivery, Finding, Location, Result, Severity, _Record
 
@@ -90,8 +90,8 @@ class ReportFinding(_Record):
     occurrences: int
     corroborated: bool = False
     sources: list[Source]
-    notes: list[str] = []
-    escalations: list[Escalation] = []
+    notes: list[str] = Field(default_factory=list)
+    escalations: list[Escalation] = Field(default_factory=list)
 
 
 class ResultRow(_Record):

@@ -23,11 +23,9 @@
 # reviews in tests/review_runs/ (benchmarks/similar_calibration.py).
 from __future__ import annotations
 
-import heapq
 import math
 import re
 from collections import defaultdict
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, Final
 
 from sarp.aggregate.entries import Entry
@@ -35,27 +33,34 @@ from sarp.aggregate.entries import Entry
 if TYPE_CHECKING:
     from sarp.aggregate.policy import AggregationPolicy
 
-__all__ = ["Profile", "profile", "score", "similar_clusters"]
+__all__ = ["Profile", "Tokenizer", "profile", "score", "similar_clusters", "weigh"]
 
 CODE_FACTOR: Final = 2.0  # identifiers, code spans, quoted strings
-RARE: Final = 24  # longest posting list that still generates candidates
+RARE: Final = 24  # longest posting list (in one file) that still generates candidates
+INDEXABLE: Final = 1000  # tokens more frequent in the whole batch are never indexed
 NEAR_CANDIDATES: Final = 24  # line neighbours tried per finding
-OVERLAP_BONUS: Final = 0.12  # line ranges overlap
-NEAR_BONUS: Final = 0.06  # within the window
-FAR_PENALTY: Final = 0.10  # more than FAR lines apart
+OVERLAP_BONUS: Final = 0.15  # line ranges overlap
+NEAR_BONUS: Final = 0.08  # within the window
+FAR_PENALTY: Final = 0.15  # more than FAR lines apart
 FAR: Final = 60
 TYPE_BONUS: Final = 0.04
-SYMBOL_PENALTY: Final = 0.15
+SYMBOL_PENALTY: Final = 0.10
+LEAD_FACTOR: Final = 1.5  # words of the title (or first sentence) weigh this much more
+LEAD_PENALTY: Final = 0.15  # the two titles (or first sentences) share no word
+PAIR_FLOOR: Final = 0.1  # every cross pair of two joining clusters scores at least this
+MIN_SHARED: Final = 2  # words (names count by their parts) two findings must share
 
-_CODE_SPAN = re.compile(r"`([^`\n]{1,200})`")
-_QUOTED = re.compile(r"(?<![A-Za-z0-9])(['\"])([^'\"\n]{1,60})\1(?![A-Za-z0-9])")
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(\()?")
-_CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_.]*)\(")
+# one pass over a finding's text: a code span, a quoted string, or a word (`(` after it
+# marks a call)
+_TOKEN = re.compile(r"`(?P<code>[^`\n]{1,200})`"
+                    r"|(?<![A-Za-z0-9])(?P<q>['\"])(?P<quoted>[^'\"\n]{1,60})(?P=q)(?![A-Za-z0-9])"
+                    r"|(?P<word>[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?P<call>\()?")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _LINES = re.compile(r"\b(?:[Ll]ines?|L)\s*(\d{1,7})(?:\s*(?:-|–|to)\s*(\d{1,7}))?"
                     r"((?:\s*(?:,|and)\s*\d{1,7}(?:\s*(?:-|–)\s*\d{1,7})?)*)")
 _MORE_LINES = re.compile(r"(\d{1,7})(?:\s*(?:-|–)\s*(\d{1,7}))?")
 _BUILTINS: Final = frozenset("""list str int len repr print open dict set tuple bytes
-isinstance type iter next range sorted min max any all bool float""".split())
+isinstance type iter next range sorted min max any all bool float""".split())  # noqa: SIM905
 ALPHA: Final = 0.5  # 0: cosine; 1: overlap of the smaller profile
 _STEMS: Final = ("ingly", "edly", "ing", "ed", "es", "s", "e", "ly")
 
@@ -69,19 +74,24 @@ them then there these they this those through to too under until up upon very wa
 were what when where whether which while who whom why will with within without would yet
 you your instead line lines file code function method value values case cases call calls
 called new use used uses using make makes made given gives thing things also e g i etc
-""".split())
+""".split())  # noqa: SIM905
+
+
+Tokens = tuple[tuple[str, float], ...]
 
 
 class Profile:
     """What the score needs from one finding, computed once per finding."""
 
-    __slots__ = ("lines", "norm", "symbols", "tokens")
+    __slots__ = ("lead", "lines", "norm", "symbols", "tokens", "vector")
 
     def __init__(self, tokens: dict[str, float], symbols: frozenset[str],
                  lines: tuple[tuple[int, int], ...]) -> None:
         self.tokens = tokens  # token -> kind factor (before batch weights)
-        self.symbols = symbols
+        self.symbols = symbols  # functions and symbols the finding names
         self.lines = lines
+        self.vector: dict[str, float] = {}  # token -> batch weight x kind factor
+        self.lead: frozenset[str] = frozenset()  # tokens of the title or first sentence
         self.norm = 0.0
 
 
@@ -96,67 +106,129 @@ def _is_identifier(word: str) -> bool:
     return "_" in word or "." in word or (word[1:] != word[1:].lower())
 
 
-def _add_words(text: str, tokens: dict[str, float], factor: float) -> None:
-    for match in _WORD.finditer(text):
-        word = match.group(0).rstrip("(")
-        if match.group(1) or _is_identifier(word):
-            key = "`" + word.lower()
-            tokens[key] = CODE_FACTOR
-            for part in word.lower().replace(".", "_").split("_"):
-                if len(part) >= 3 and part not in _STOP:
-                    stem = _stem(part)
-                    tokens.setdefault(stem, factor)
-        else:
-            lowered = word.lower()
-            if len(lowered) >= 3 and lowered not in _STOP:
-                stem = _stem(lowered)
-                if tokens.get(stem, 0.0) < factor:
-                    tokens[stem] = factor
+def _word_tokens(word: str, factor: float) -> Tokens:
+    """An identifier is a code token, and its parts words; a word is its stem."""
+    if _is_identifier(word):
+        parts = word.lower().replace(".", "_").split("_")
+        return (("`" + word.lower(), CODE_FACTOR),
+                *((_stem(part), factor) for part in parts if len(part) >= 3 and part not in _STOP))
+    lowered = word.lower()
+    if len(lowered) >= 3 and lowered not in _STOP:
+        return ((_stem(lowered), factor),)
+    return ()
+
+
+class Tokenizer:
+    """Text -> tokens, remembering every word and span it has seen (one per batch: the
+    same words recur in every finding, so most lookups hit)."""
+
+    def __init__(self) -> None:
+        self._words: dict[str, Tokens] = {}
+        self._calls: dict[str, Tokens] = {}
+        self._spans: dict[str, Tokens] = {}
+
+    def _span(self, code: str) -> Tokens:
+        found = self._spans.get(code)
+        if found is None:
+            stripped = code.strip()
+            out: list[tuple[str, float]] = [("`" + stripped.lower(), CODE_FACTOR)] \
+                if stripped else []
+            for match in _WORD.finditer(stripped):
+                for token, _ in _word_tokens(match.group(0), CODE_FACTOR):
+                    if token != out[0][0]:  # `name`: the span is the identifier
+                        out.append((token, CODE_FACTOR))
+            found = self._spans[code] = tuple(out)
+        return found
+
+    def _quoted(self, text: str) -> Tokens:
+        found = self._spans.get("'" + text)
+        if found is None:
+            out: list[tuple[str, float]] = [("'" + text.lower(), CODE_FACTOR)]
+            for match in _WORD.finditer(text):
+                out.extend(self._word(match.group(0), False))
+            found = self._spans["'" + text] = tuple(out)
+        return found
+
+    def _word(self, word: str, call: bool) -> Tokens:
+        cache = self._calls if call else self._words
+        found = cache.get(word)
+        if found is None:
+            if call and not _is_identifier(word):
+                found = (("`" + word.lower(), CODE_FACTOR),
+                         *((t, f) for t, f in _word_tokens(word, 1.0) if not t.startswith("`")))
+            else:
+                found = _word_tokens(word, 1.0)
+            cache[word] = found
+        return found
+
+    def profile(self, entry: Entry) -> Profile:
+        finding = entry.finding
+        text = " ".join(part for part in (finding.title, finding.description,
+                                          finding.impact, finding.suggestion) if part)
+        tokens: dict[str, float] = {}
+        calls: list[str] = []
+        # the lead names what a finding is mainly about: a finding that bundles two
+        # defects belongs with the one its title (or first sentence) states
+        lead_end = len(finding.title) if finding.title else _first_sentence(text)
+        lead_tokens: set[str] = set()
+        for boost, matches in ((LEAD_FACTOR, _TOKEN.findall(text, 0, lead_end)),
+                               (1.0, _TOKEN.findall(text, lead_end))):
+            for code, _, quoted, word, call in matches:
+                if word:
+                    found = self._word(word, bool(call))
+                    if call:
+                        calls.append(word)
+                elif code:
+                    found = self._span(code)
+                else:
+                    found = self._quoted(quoted)
+                if boost != 1.0:
+                    lead_tokens.update(token for token, _ in found)
+                for token, factor in found:
+                    factor *= boost
+                    if tokens.get(token, 0.0) < factor:
+                        tokens[token] = factor
+        symbols = set()
+        for call in calls:
+            name = call.lower().rsplit(".", 1)[-1]
+            if name and name not in _BUILTINS and (_is_identifier(call)
+                                                   or "`" + name in tokens):
+                symbols.add(name)
+        loc = finding.location
+        if loc is not None and loc.symbol:
+            symbols.add(loc.symbol.lower().rsplit(".", 1)[-1].rstrip("()"))
+        made = Profile(tokens, frozenset(symbols), _line_ranges(entry, text))
+        made.lead = frozenset(lead_tokens)
+        return made
+
+
+def _first_sentence(text: str) -> int:
+    cut = text.find(". ")
+    return min(cut + 1 if cut >= 0 else len(text), 200)
 
 
 def profile(entry: Entry) -> Profile:
-    finding = entry.finding
-    text = " ".join(part for part in (finding.title, finding.description, finding.impact,
-                                      finding.suggestion) if part)
-    tokens: dict[str, float] = {}
-    symbols: set[str] = set()
-    for span in _CODE_SPAN.finditer(text):
-        code = span.group(1).strip()
-        if code:
-            tokens["`" + code.lower()] = CODE_FACTOR
-            _add_words(code, tokens, CODE_FACTOR)
-    for quoted in _QUOTED.finditer(text):
-        tokens["'" + quoted.group(2).lower()] = CODE_FACTOR
-    _add_words(text, tokens, 1.0)
-    for call in _CALL.finditer(text):
-        name = call.group(1).lower().rsplit(".", 1)[-1]
-        if name and name not in _BUILTINS and (_is_identifier(call.group(1))
-                                               or "`" + name in tokens):
-            symbols.add(name)
-    loc = finding.location
-    if loc is not None and loc.symbol:
-        symbols.add(loc.symbol.lower().rsplit(".", 1)[-1].rstrip("()"))
-    return Profile(tokens, frozenset(symbols), _line_ranges(entry, text))
+    """One finding's profile (a batch shares one Tokenizer instead)."""
+    return Tokenizer().profile(entry)
 
 
 def _line_ranges(entry: Entry, text: str) -> tuple[tuple[int, int], ...]:
     finding = entry.finding
     ranges: list[tuple[int, int]] = []
-    if entry.path is None or True:
-        # "(lines 205-217, 230-238)" in the text: unformatted replies place findings so
-        for match in _LINES.finditer(text):
-            for more in _MORE_LINES.finditer(match.group(0)):
-                start = int(more.group(1))
-                end = int(more.group(2)) if more.group(2) else start
-                ranges.append((start, max(start, end)))
+    # "(lines 205-217, 230-238)" in the text: how unformatted replies place findings
+    for match in _LINES.finditer(text):
+        for more in _MORE_LINES.finditer(match.group(0)):
+            start = int(more.group(1))
+            end = int(more.group(2)) if more.group(2) else start
+            ranges.append((start, max(start, end)))
     for loc in (finding.location, finding.counter_location):
         if loc is None:
             continue
-        for one in (loc, *loc.extra):
-            if one.line is not None and (one.path is None or loc is finding.location
-                                         or _same_file(one.path, entry.path)):
-                ranges.append((one.line, one.end_line if one.end_line is not None
-                               and one.end_line >= one.line else one.line))
+        ranges.extend((one.line, one.end_line if one.end_line is not None
+                       and one.end_line >= one.line else one.line)
+                      for one in (loc, *loc.extra)
+                      if one.line is not None and (one.path is None or loc is finding.location
+                                                   or _same_file(one.path, entry.path)))
     return tuple(ranges)
 
 
@@ -164,16 +236,21 @@ def _base(path: str) -> str:
     return path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1].lower()
 
 
+_SYSTEM_ROOTS: Final = ("usr/", "home/", "tmp/", "opt/")
+
+
 def _same_file(a: str | None, b: str | None) -> bool:
     """Agents name one file in several ways (`Lib/x.py`, `/usr/lib/python3/x.py`)."""
     if a is None or b is None:
         return a is None and b is None
+    if a == b:
+        return True
     a, b = a.replace("\\", "/").strip("/").lower(), b.replace("\\", "/").strip("/").lower()
     if a == b or a.endswith("/" + b) or b.endswith("/" + a):
         return True
-    return _base(a) == _base(b) and (a.count("/") == 0 or b.count("/") == 0
-                                     or a.startswith(("usr/", "home/", "tmp/", "opt/"))
-                                     or b.startswith(("usr/", "home/", "tmp/", "opt/")))
+    return _base(a) == _base(b) and ("/" not in a or "/" not in b
+                                     or a.startswith(_SYSTEM_ROOTS)
+                                     or b.startswith(_SYSTEM_ROOTS))
 
 
 def _gap(a: tuple[tuple[int, int], ...], b: tuple[tuple[int, int], ...]) -> int | None:
@@ -187,46 +264,53 @@ def _gap(a: tuple[tuple[int, int], ...], b: tuple[tuple[int, int], ...]) -> int 
     return best
 
 
-def score(a: Profile, b: Profile, ea: Entry, eb: Entry, weights: dict[str, float],
-          window: int) -> float:
-    shared = 0.0
-    small, large = (a, b) if len(a.tokens) <= len(b.tokens) else (b, a)
-    for token, factor in small.tokens.items():
-        other = large.tokens.get(token)
-        if other is not None:
-            shared += weights[token] ** 2 * min(factor, other) ** 2
+def score(a: Profile, b: Profile, ea: Entry, eb: Entry, window: int) -> float:
+    """How surely two findings report the same defect (profiles weighted by the batch)."""
+    va, vb = a.vector, b.vector
+    common = va.keys() & vb.keys()
+    # one shared name (`__repr__` and its word `repr`) is a place, not a defect: two
+    # findings must share at least two things they say
+    if sum(1 for t in common if t[0] != "`") < MIN_SHARED:
+        return 0.0
     if not (a.norm and b.norm):
         value = 0.0
     else:
-        small_norm = min(a.norm, b.norm)
-        value = shared / ((a.norm * b.norm) ** (1 - ALPHA) * (small_norm * small_norm) ** ALPHA)
-    gap = _gap(a.lines, b.lines)
-    if gap is not None:
+        shared = sum(va[t] * vb[t] for t in common)
+        small = min(a.norm, b.norm)
+        value = shared / ((a.norm * b.norm) ** (1 - ALPHA) * (small * small) ** ALPHA)
+    if a.lines and b.lines:
+        gap = _gap(a.lines, b.lines)
         if gap == 0:
             value += OVERLAP_BONUS
-        elif gap <= window:
+        elif gap is not None and gap <= window:
             value += NEAR_BONUS
-        elif gap > FAR:
+        elif gap is not None and gap > FAR:
             value -= FAR_PENALTY
+    if a.lead and b.lead and not (a.lead & b.lead):
+        value -= LEAD_PENALTY  # their headlines say different things
     if ea.type is not None and ea.type == eb.type:
         value += TYPE_BONUS
     if a.symbols and b.symbols and not (a.symbols & b.symbols) and not any(
-            "`" + name in b.tokens for name in a.symbols) and not any(
-            "`" + name in a.tokens for name in b.symbols):
+            "`" + name in vb for name in a.symbols) and not any(
+            "`" + name in va for name in b.symbols):
         value -= SYMBOL_PENALTY
     return value
 
 
-def _weights(profiles: list[Profile]) -> dict[str, float]:
+def weigh(profiles: list[Profile]) -> dict[str, int]:
+    """Give every profile its weighted vector; returns each token's document frequency."""
     df: dict[str, int] = defaultdict(int)
     for prof in profiles:
         for token in prof.tokens:
             df[token] += 1
     total = len(profiles)
-    weights = {token: math.log(1.0 + total / count) for token, count in df.items()}
+    weight = {token: math.log(1.0 + total / count) for token, count in df.items()}
     for prof in profiles:
-        prof.norm = math.sqrt(sum((weights[t] * f) ** 2 for t, f in prof.tokens.items()))
-    return weights
+        vector = {t: weight[t] * f for t, f in prof.tokens.items()}
+        prof.vector = vector
+        prof.norm = math.sqrt(sum(v * v for v in vector.values()))
+        prof.tokens = {}  # the vector holds the same keys; half the memory at 1M findings
+    return df
 
 
 def _block(entry: Entry) -> str | None:
@@ -237,89 +321,108 @@ def _block(entry: Entry) -> str | None:
     return None
 
 
-def _candidates(items: list[Entry], profiles: list[Profile], window: int) -> set[tuple[int, int]]:
+def _candidates(items: list[Entry], profiles: list[Profile], df: dict[str, int],
+                window: int) -> set[tuple[int, int]]:
+    """Pairs worth scoring: same block and near lines, or a shared rare token. Tokens
+    common across the whole batch never index (they cannot make a pair similar alone)."""
     pairs: set[tuple[int, int]] = set()
     blocks: dict[str | None, list[int]] = defaultdict(list)
     for position, entry in enumerate(items):
         blocks[_block(entry)].append(position)
     loose = blocks.pop(None, [])
 
-    def add_pairs(group: Iterable[int]) -> None:
-        members = list(group)
-        for x in range(len(members)):
-            i = members[x]
-            for y in range(x + 1, len(members)):
-                j = members[y]
-                if items[i].result_order != items[j].result_order:
+    def add(group: list[int]) -> None:
+        for x in range(len(group)):
+            i = group[x]
+            ri = items[i].result_order
+            for j in group[x + 1:]:
+                if ri != items[j].result_order:
                     pairs.add((i, j) if i < j else (j, i))
 
     for members in blocks.values():
+        if len(members) < 2:
+            continue
         postings: dict[str, list[int]] = defaultdict(list)
         for i in members:
-            for token in profiles[i].tokens:
-                postings[token].append(i)
+            for token in profiles[i].vector:
+                if df[token] <= INDEXABLE:
+                    postings[token].append(i)
         for posting in postings.values():
             if 1 < len(posting) <= RARE:
-                add_pairs(posting)
-        lined = sorted((first, i) for i in members
-                       if profiles[i].lines for first in (min(profiles[i].lines)[0],))
+                add(posting)
+        lined = sorted((min(profiles[i].lines)[0], i) for i in members if profiles[i].lines)
         for x, (line, i) in enumerate(lined):
-            for y in range(x + 1, min(len(lined), x + 1 + NEAR_CANDIDATES)):
-                other_line, j = lined[y]
+            ri = items[i].result_order
+            for other_line, j in lined[x + 1: x + 1 + NEAR_CANDIDATES]:
                 if other_line - line > window:
                     break
-                if items[i].result_order != items[j].result_order:
+                if ri != items[j].result_order:
                     pairs.add((i, j) if i < j else (j, i))
     if loose:
+        # findings that name no file meet everything through the batch's rare tokens
         postings = defaultdict(list)
-        for i in range(len(items)):
-            for token in profiles[i].tokens:
-                postings[token].append(i)
-        loose_set = set(loose)
-        for posting in postings.values():
-            if 1 < len(posting) <= RARE and any(i in loose_set for i in posting):
-                for i in posting:
-                    if i not in loose_set:
-                        continue
-                    for j in posting:
-                        if j != i and items[i].result_order != items[j].result_order:
-                            pairs.add((i, j) if i < j else (j, i))
+        for i, prof in enumerate(profiles):
+            for token in prof.vector:
+                if df[token] <= RARE:
+                    postings[token].append(i)
+        for i in loose:
+            ri = items[i].result_order
+            for token in profiles[i].vector:
+                for j in postings.get(token, ()):
+                    if j != i and ri != items[j].result_order:
+                        pairs.add((i, j) if i < j else (j, i))
     return pairs
 
 
 def similar_clusters(items: list[Entry], policy: AggregationPolicy) -> list[list[int]]:
-    profiles = [profile(entry) for entry in items]
-    weights = _weights(profiles)
+    tokenizer = Tokenizer()
+    profiles = [tokenizer.profile(entry) for entry in items]
+    df = weigh(profiles)
     threshold = policy.similar_threshold
     scored: dict[tuple[int, int], float] = {}
-    heap: list[tuple[float, int, int]] = []
-    for i, j in _candidates(items, profiles, policy.window):
+    strong: list[tuple[float, int, int]] = []
+    window = policy.window
+    for i, j in _candidates(items, profiles, df, window):
         a, b = items[i], items[j]
-        if a.path is not None and b.path is not None and not _same_file(a.path, b.path):
+        if a.path != b.path and a.path is not None and b.path is not None \
+                and not _same_file(a.path, b.path):
             continue
-        value = score(profiles[i], profiles[j], a, b, weights, policy.window)
+        value = score(profiles[i], profiles[j], a, b, window)
         if value > 0:
             scored[(i, j)] = value
             if value >= threshold:
-                heap.append((-value, i, j))
-    heapq.heapify(heap)
+                strong.append((-value, i, j))
+    strong.sort()  # strongest first; ties in canonical order
     owner = list(range(len(items)))
-    members: dict[int, list[int]] = {i: [i] for i in range(len(items))}
-    results: dict[int, set[int]] = {i: {items[i].result_order} for i in range(len(items))}
-    while heap:
-        _, i, j = heapq.heappop(heap)
+    members: dict[int, list[int]] = {}
+    results: dict[int, set[int]] = {}
+    for _, i, j in strong:
         x, y = owner[i], owner[j]
-        if x == y or results[x] & results[y]:
+        if x == y:
+            continue
+        group_x = members.get(x) or [x]
+        group_y = members.get(y) or [y]
+        seen_x = results.get(x) or {items[x].result_order}
+        seen_y = results.get(y) or {items[y].result_order}
+        if seen_x & seen_y:
             continue
         total = 0.0
-        for p in members[x]:
-            for q in members[y]:
-                total += scored.get((p, q) if p < q else (q, p), 0.0)
-        if total / (len(members[x]) * len(members[y])) < threshold:
+        lowest = math.inf
+        for p in group_x:
+            for q in group_y:
+                value = scored.get((p, q) if p < q else (q, p), 0.0)
+                total += value
+                lowest = min(lowest, value)
+        if total / (len(group_x) * len(group_y)) < threshold or lowest < PAIR_FLOOR:
             continue
         keep, gone = (x, y) if x < y else (y, x)
-        for p in members[gone]:
+        for p in group_x if gone == x else group_y:
             owner[p] = keep
-        members[keep].extend(members.pop(gone))
-        results[keep] |= results.pop(gone)
-    return [sorted(items[p].order for p in group) for group in members.values()]
+        members[keep] = group_x + group_y
+        results[keep] = seen_x | seen_y
+        members.pop(gone, None)
+        results.pop(gone, None)
+    clusters = [sorted(items[p].order for p in group) for group in members.values()]
+    clusters.extend([items[i].order] for i in range(len(items)) if owner[i] == i
+                    and i not in members)
+    return clusters

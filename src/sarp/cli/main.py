@@ -13,7 +13,16 @@ from collections.abc import Sequence
 import click
 
 from sarp import __version__
-from sarp.cli import convert, hook, lint, manifest_cmd, parse_cmd, prompt_cmd, stack_cmd
+from sarp.cli import (
+    aggregate_cmd,
+    convert,
+    hook,
+    lint,
+    manifest_cmd,
+    parse_cmd,
+    prompt_cmd,
+    stack_cmd,
+)
 from sarp.cli.common import UsageFailure
 
 __all__ = ["main", "run"]
@@ -34,6 +43,7 @@ cli.add_command(prompt_cmd.reask_command)
 cli.add_command(hook.hook)
 cli.add_command(manifest_cmd.group)
 cli.add_command(stack_cmd.command)
+cli.add_command(aggregate_cmd.command)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -43,6 +43,11 @@ _ID_SEV_HEAD: Final = re.compile(
     rf"(?P<id>{common.ID})(?: ?[:—–-])? ?[(\[]"
     r"(?P<sev>[^()\[\]]{2,20})[)\]] ?(?:[:—–-] ?)?(?P<title>.{0,500})$"
 )
+# `F1 — High: title`, `F4 — High (when x is used): title`: an id, then the severity
+# word (maybe qualified) and a colon or dash
+_ID_DASH_SEV_HEAD: Final = re.compile(
+    rf"(?P<id>{common.ID}) ?[—–-] ?(?P<sev>[A-Za-z]{{2,14}})(?: \([^()]{{1,80}}\))?(?::| [—–-]) ?"
+    r"(?P<title>.{1,500})$")
 _BRACKET_HEAD: Final = re.compile(
     r"(?:#?\d{1,3}[.):]?\s)?[\[(](?P<sev>[A-Za-z]{2,14}(?: [A-Za-z]{2,10})?)[\])]\s?[:—–-]?\s?"
     r"(?P<title>.{1,500})$")
@@ -87,8 +92,9 @@ def _severity_head(text: str) -> tuple[str, str, bool, str | None] | None:
 
 
 def _id_severity_head(text: str) -> tuple[str, str, bool, str | None] | None:
-    """`SEC-1 (CRITICAL) — title`, `F1 — [High] title` -> (severity, title, False, id)."""
-    match = _ID_SEV_HEAD.match(text.strip())
+    """`SEC-1 (CRITICAL) — title`, `F1 — [High] title`, `F1 — High: title`
+    -> (severity, title, False, id)."""
+    match = _ID_SEV_HEAD.match(text.strip()) or _ID_DASH_SEV_HEAD.match(text.strip())
     if match is None or normalise_word(match["sev"]) not in SEVERITY_WORDS:
         return None
     return match["sev"], match["title"].strip().strip("*").strip(), False, match["id"]
@@ -247,6 +253,15 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
             group = None
             i += 1
             continue
+        lead = _bold_id_lead(stripped) if group is not None else None
+        if lead is not None:
+            # `**SEC-4 — a.py:3: title.**` under `### WARNING`: a finding whose body
+            # (bullets included) runs to the next such lead
+            raw = RawFinding(line=i, severity=group)
+            raw.id, raw.title = lead
+            i = _add_block(b, raw, end)
+            count += 1
+            continue
         numbered = _NUMBERED_BOLD.match(stripped) if loose else None
         if numbered is not None:
             i = _add_block(b, _numbered_finding(numbered, i), end)
@@ -311,6 +326,19 @@ def _numbered_finding(match: re.Match[str], line: int) -> RawFinding:
     return raw
 
 
+def _bold_id_lead(line: str) -> tuple[str, str] | None:
+    """(id, title) of a paragraph led by a bold `**ID — title**` (or `ID: title`)."""
+    if not line.startswith("**"):
+        return None
+    close = line.find("**", 2)
+    if close <= 2:
+        return None
+    match = _LEADING_ID.match(line[2:close].strip())
+    if match is None or not match["rest"].strip() or not common.is_id_like(match["id"]):
+        return None
+    return match["id"], match["rest"].strip().rstrip(".")
+
+
 def _bold_id(line: str) -> bool:
     """The line opens with a bold finding id: `**CR-001**` or `**CR-001:**`."""
     if not line.startswith("**"):
@@ -355,7 +383,8 @@ def _next_head(b: Builder, start: int, end: int) -> int:
         if doc.kinds[i] != PLAIN:
             continue
         line = doc.lines[i].strip()
-        if line.startswith("#") or finding_head_line(line) is not None or (
+        if line.startswith("#") or finding_head_line(line) is not None or \
+                _bold_id_lead(line) is not None or (
                 severity_group(line) is not None and not line.startswith(("- ", "* "))):
             return i
         if "AGENT_RESULT" in line or _NUMBERED_BOLD.match(line):

@@ -1,0 +1,122 @@
+# `sarp aggregate PATH...`: many replies, JSONL files and SARIF logs -> one report.
+#
+# The report goes to stdout (or -o FILE) in the chosen format; a summary table goes to
+# the terminal (stderr when the report is on stdout, so pipes get the report only).
+# Exit 1 when a finding is at or above --fail-on, 2 for a path that names nothing or a
+# bad rules file.
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+from rich.table import Table
+
+from sarp.aggregate import AggregationPolicy, Report, RulesError, aggregate, load_rules
+from sarp.aggregate.inputs import InputError, expand, load_file
+from sarp.aggregate.policy import DEDUPE_POLICIES, DEFAULT_RULES
+from sarp.cli.common import UsageFailure
+from sarp.model import Result, Severity
+from sarp.renderers import REPORT_FORMATS, render_report
+
+__all__ = ["command"]
+
+_FAIL_ON = ("critical", "major", "minor", "never")
+_PROGRESS_FROM = 50  # files; fewer load in a blink
+
+
+def _load(paths: tuple[str, ...]) -> list[Result]:
+    try:
+        files = expand(paths)
+    except InputError as exc:
+        raise UsageFailure(str(exc)) from None
+    results: list[Result] = []
+    if len(files) < _PROGRESS_FROM or not sys.stderr.isatty():
+        for file in files:
+            results.extend(load_file(file))
+        return results
+    columns = (TextColumn("reading replies"), BarColumn(), MofNCompleteColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task("read", total=len(files))
+        for file in files:
+            results.extend(load_file(file))
+            progress.advance(task)
+    return results
+
+
+def _policy(dedupe: str, window: int | None, rules_file: str | None,
+            confidence: str) -> AggregationPolicy:
+    rules = DEFAULT_RULES
+    if rules_file is not None:
+        try:
+            rules, file_window = load_rules(rules_file)
+        except RulesError as exc:
+            raise UsageFailure("bad rules file " + "\n  ".join([exc.source, *exc.errors])) \
+                from None
+        window = window if window is not None else file_window
+    return AggregationPolicy(dedupe=dedupe,  # type: ignore[arg-type]
+                             window=10 if window is None else window, rules=rules,
+                             confidence=confidence)  # type: ignore[arg-type]
+
+
+def _summary(report: Report, console: Console) -> None:
+    table = Table(title=f"{report.verdict.value} (decision: {report.decision.value})",
+                  title_justify="left")
+    for name in ("results", "findings", "critical", "major", "minor", "corroborated",
+                 "gaps", "coverage"):
+        table.add_column(name, justify="right")
+    stats = report.stats
+    table.add_row(str(stats.results), f"{stats.findings} of {stats.input_findings}",
+                  *(str(stats.by_severity[s.value]) for s in Severity),
+                  str(stats.corroborated), str(len(report.gaps)),
+                  f"{report.coverage.percent:g}%")
+    console.print(table)
+
+
+def _failing(report: Report, fail_on: str) -> int:
+    if fail_on == "never":
+        return 0
+    limit = Severity(fail_on).rank
+    return sum(1 for f in report.findings if f.severity.rank <= limit)
+
+
+@click.command("aggregate")
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--dedupe", type=click.Choice(DEDUPE_POLICIES), default="similar",
+              show_default=True, help="How findings that report the same defect merge.")
+@click.option("--window", type=click.IntRange(min=0), default=None,
+              help="Lines for `proximity` and the rules' same region.  [default: 10]")
+@click.option("--rules", "rules_file", type=click.Path(dir_okay=False), default=None,
+              help="Cross-validation rules (TOML) added to or replacing the defaults.")
+@click.option("--confidence", type=click.Choice(["max", "mean-boost"]), default="max",
+              show_default=True, help="How merged findings combine confidence.")
+@click.option("--format", "fmt", type=click.Choice(list(REPORT_FORMATS)), default="markdown",
+              show_default=True, help="Report format.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Write the report here instead of stdout.")
+@click.option("--fail-on", type=click.Choice(_FAIL_ON), default="never", show_default=True,
+              help="Exit 1 when a finding is at least this severe.")
+def command(paths: tuple[str, ...], dedupe: str, window: int | None, rules_file: str | None,
+            confidence: str, fmt: str, output: str | None, fail_on: str) -> int:
+    """Aggregate replies (files, directories, globs; JSONL of Results; SARIF logs) into
+    one report."""
+    policy = _policy(dedupe, window, rules_file, confidence)
+    report = aggregate(_load(paths), policy)
+    text = render_report(report, fmt)
+    if output is not None:
+        try:
+            Path(output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise UsageFailure(f"cannot write {output}: {exc.strerror or exc}") from None
+        _summary(report, Console(highlight=False))
+    else:
+        click.echo(text, nl=False)
+        if sys.stderr.isatty():
+            _summary(report, Console(stderr=True, highlight=False))
+    failing = _failing(report, fail_on)
+    if failing:
+        click.echo(f"sarp: {failing} finding(s) at or above {fail_on}", err=True)
+        return 1
+    return 0

@@ -1,0 +1,10 @@
+# The Report as JSON: its documented shape (sarp.aggregate.report), stable key order.
+from __future__ import annotations
+
+from sarp.aggregate.report import Report
+
+__all__ = ["render"]
+
+
+def render(report: Report) -> str:
+    return report.model_dump_json(indent=2) + "\n"

@@ -1,0 +1,120 @@
+"""What `sarp aggregate` reads (files, directories, globs, JSONL, SARIF) and how it runs."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sarp.aggregate import Decision, Verdict, aggregate
+from sarp.aggregate.inputs import InputError, expand, load_file, load_results
+from sarp.cli.main import main
+from sarp.model import Conformance
+
+ROOT = Path(__file__).parent.parent
+EXAMPLE = ROOT / "examples" / "review-run"
+GOLDEN = Path(__file__).parent / "data" / "aggregate" / "review-run.expected.json"
+
+
+def test_directories_globs_and_files_expand_in_a_stable_order(tmp_path: Path) -> None:
+    (tmp_path / "b.md").write_text("x")
+    (tmp_path / "a.md").write_text("x")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "c.json").write_text("{}")
+    (tmp_path / ".hidden.md").write_text("x")
+    found = expand([str(tmp_path), str(tmp_path / "*.md"), str(tmp_path / "a.md")])
+    assert [p.relative_to(tmp_path).as_posix() for p in found] == ["a.md", "b.md", "sub/c.json"]
+    with pytest.raises(InputError, match="no such file"):
+        expand([str(tmp_path / "missing.md")])
+    with pytest.raises(InputError, match="matches no file"):
+        expand([str(tmp_path / "*.txt")])
+
+
+def test_jsonl_of_results_keeps_bad_lines_as_unparseable_results(tmp_path: Path) -> None:
+    good = aggregate([]).model_dump_json()  # not a Result: a line that must be reported
+    reply = load_results([str(EXAMPLE / "docs-consistency.md")])[0]
+    path = tmp_path / "run.jsonl"
+    path.write_text(reply.model_dump_json() + "\n\n" + "{not json\n" + good + "\n")
+    results = load_file(path)
+    assert [r.id for r in results] == [f"{path.as_posix()}:{n}" for n in (1, 3, 4)]
+    assert results[0].findings == reply.findings
+    for bad, line in ((results[1], 3), (results[2], 4)):
+        assert bad.conformance is Conformance.UNPARSEABLE
+        assert [(d.code, d.line) for d in bad.diagnostics] == [("SARP006", line)]
+
+
+def test_an_unreadable_file_becomes_a_gap(tmp_path: Path) -> None:
+    folder = tmp_path / "reply.md"
+    folder.mkdir()  # reading a directory as a file fails like an unreadable file
+    [result] = load_file(folder)
+    assert result.conformance is Conformance.UNPARSEABLE
+    assert result.diagnostics[0].code == "SARP007"
+
+
+def test_the_example_review_run_report_is_golden() -> None:
+    # eight replies to one review of CPython's Lib/shlex.py in six formats: one PARTIAL
+    # (a budget ran out) and one unparseable (a pointer to a file that is not there)
+    report = aggregate(load_results([str(EXAMPLE.relative_to(ROOT))]) if False else
+                       load_results([str(EXAMPLE)]))
+    data = json.loads(report.model_dump_json())
+    for row in data["results"]:
+        row["id"] = Path(row["id"]).name
+    for finding in data["findings"]:
+        for source in finding["sources"]:
+            source["result"] = Path(source["result"]).name
+    for gap in data["gaps"]:
+        gap["result"] = Path(gap["result"]).name
+    expected = json.loads(GOLDEN.read_text(encoding="utf-8"))
+    assert data == expected
+    assert report.stats.by_status["PARTIAL"] == 2  # the partial and the unformatted one
+    assert report.stats.by_status["unparseable"] == 1
+    assert report.decision is Decision.REVIEW
+    assert report.verdict is Verdict.REVIEW_RECOMMENDED
+
+
+def test_cli_writes_every_format(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["aggregate", str(EXAMPLE)]) == 0
+    markdown = capsys.readouterr().out
+    assert markdown.startswith("# Aggregated review: REVIEW RECOMMENDED\n")
+    assert "## Coverage map" in markdown and "## Gaps" in markdown
+    for fmt in ("json", "sarif", "html"):
+        out = tmp_path / f"report.{fmt}"
+        assert main(["aggregate", str(EXAMPLE), "--format", fmt, "-o", str(out)]) == 0
+        text = out.read_text(encoding="utf-8")
+        summary = capsys.readouterr().out
+        assert "REVIEW RECOMMENDED" in summary  # the terminal gets the summary table
+        if fmt != "html":
+            json.loads(text)
+        else:
+            assert text.lstrip().lower().startswith("<!doctype html>")
+
+
+@pytest.mark.parametrize(("fail_on", "code"), [("never", 0), ("critical", 0), ("major", 1),
+                                               ("minor", 1)])
+def test_fail_on(fail_on: str, code: int, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["aggregate", str(EXAMPLE), "--fail-on", fail_on, "--format", "json"]) == code
+    if code:
+        assert "at or above" in capsys.readouterr().err
+
+
+def test_dedupe_and_window_options(capsys: pytest.CaptureFixture[str]) -> None:
+    counts = {}
+    for dedupe in ("off", "exact", "proximity", "similar"):
+        assert main(["aggregate", str(EXAMPLE), "--dedupe", dedupe, "--format", "json"]) == 0
+        counts[dedupe] = json.loads(capsys.readouterr().out)["stats"]["findings"]
+    assert counts["off"] == json.loads(GOLDEN.read_text())["stats"]["input_findings"]
+    assert counts["off"] > counts["similar"] and counts["off"] > counts["proximity"]
+    assert main(["aggregate", str(EXAMPLE), "--dedupe", "proximity", "--window", "0",
+                 "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["stats"]["findings"] > counts["proximity"]
+
+
+def test_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["aggregate", str(tmp_path / "nothing")]) == 2
+    assert "no such file or directory" in capsys.readouterr().err
+    rules = tmp_path / "rules.toml"
+    rules.write_text('[[rule]]\nagents = ["a"]\naction = "shout"\n')
+    assert main(["aggregate", str(EXAMPLE), "--rules", str(rules)]) == 2
+    err = capsys.readouterr().err
+    assert "rule[0].agents" in err and "rule[0].action" in err
+    assert main(["aggregate", str(EXAMPLE), "--dedupe", "fuzzy"]) == 2
