@@ -5,10 +5,17 @@
 # json, or plain text) into one `Result`, `lint` a reply for what is wrong with it,
 # `render` a Result in any dialect; and ask for results: `prompt` writes the instruction
 # for a subagent, `schema` the JSON Schema, `reask` the correction for a bad reply.
+# `aggregate` merges many Results into one `Report` (`render_report` writes it as
+# Markdown, JSON, SARIF or HTML; `load_results` reads replies, JSONL and SARIF files).
 # Parsing never raises on reply content; everything wrong with a reply is a coded,
 # line-numbered `Diagnostic`.
 from __future__ import annotations
 
+# the package sarp.aggregate holds the function of the same name; importing the function
+# last makes `sarp.aggregate(...)` the function (submodules still import normally)
+from sarp.aggregate.inputs import load_results
+from sarp.aggregate.policy import AggregationPolicy
+from sarp.aggregate.report import Report
 from sarp.dialects import DIALECTS, Policy
 from sarp.model import (
     ChecklistItem,
@@ -26,12 +33,16 @@ from sarp.model import (
 )
 from sarp.parsing import lint, parse, render
 from sarp.prompts import prompt, reask, schema
+from sarp.renderers import render_report
 from sarp.vocab import register_scale
+
+from sarp.aggregate import aggregate  # isort: skip  (after the submodule imports above)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "DIALECTS",
+    "AggregationPolicy",
     "ChecklistItem",
     "ChecklistStatus",
     "Conformance",
@@ -42,15 +53,19 @@ __all__ = [
     "Location",
     "Policy",
     "Reference",
+    "Report",
     "Result",
     "Severity",
     "Status",
     "__version__",
+    "aggregate",
     "lint",
+    "load_results",
     "parse",
     "prompt",
     "reask",
     "register_scale",
     "render",
+    "render_report",
     "schema",
 ]

@@ -316,7 +316,9 @@ def _reason(result: Result, bucket: str) -> str | None:
         return "the reply was cut off"
     if result.blockers:
         return result.blockers[0]
-    return f"{bucket} without a stated reason"
+    # no reason written: what the parser found wrong says why the status is what it is
+    said = next((d for d in result.diagnostics if d.severity.value != "info"), None)
+    return said.message if said is not None else f"{bucket} without a stated reason"
 
 
 def _row(result: Result) -> ResultRow:

@@ -110,7 +110,9 @@ def command(paths: tuple[str, ...], dedupe: str, window: int | None, rules_file:
             Path(output).write_text(text, encoding="utf-8")
         except OSError as exc:
             raise UsageFailure(f"cannot write {output}: {exc.strerror or exc}") from None
-        _summary(report, Console(highlight=False))
+        # a pipe or a log gets the whole table, not one cut to 80 columns
+        _summary(report, Console(highlight=False,
+                                 width=None if sys.stdout.isatty() else 100))
     else:
         click.echo(text, nl=False)
         if sys.stderr.isatty():
