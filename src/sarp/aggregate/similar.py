@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
+from operator import mul
 from typing import TYPE_CHECKING, Final
 
 from sarp.aggregate.entries import Entry
@@ -83,7 +84,7 @@ Tokens = tuple[tuple[str, float], ...]
 class Profile:
     """What the score needs from one finding, computed once per finding."""
 
-    __slots__ = ("lead", "lines", "norm", "symbols", "tokens", "vector")
+    __slots__ = ("lead", "lines", "norm", "symbols", "tokens", "vector", "words")
 
     def __init__(self, tokens: dict[str, float], symbols: frozenset[str],
                  lines: tuple[tuple[int, int], ...]) -> None:
@@ -92,6 +93,7 @@ class Profile:
         self.lines = lines
         self.vector: dict[str, float] = {}  # token -> batch weight x kind factor
         self.lead: frozenset[str] = frozenset()  # tokens of the title or first sentence
+        self.words: frozenset[str] = frozenset()  # the tokens that are words, not names
         self.norm = 0.0
 
 
@@ -266,16 +268,16 @@ def _gap(a: tuple[tuple[int, int], ...], b: tuple[tuple[int, int], ...]) -> int 
 
 def score(a: Profile, b: Profile, ea: Entry, eb: Entry, window: int) -> float:
     """How surely two findings report the same defect (profiles weighted by the batch)."""
-    va, vb = a.vector, b.vector
-    common = va.keys() & vb.keys()
     # one shared name (`__repr__` and its word `repr`) is a place, not a defect: two
     # findings must share at least two things they say
-    if sum(1 for t in common if t[0] != "`") < MIN_SHARED:
+    if len(a.words & b.words) < MIN_SHARED:
         return 0.0
+    va, vb = a.vector, b.vector
     if not (a.norm and b.norm):
         value = 0.0
     else:
-        shared = sum(va[t] * vb[t] for t in common)
+        common = va.keys() & vb.keys()
+        shared = sum(map(mul, map(va.__getitem__, common), map(vb.__getitem__, common)))
         small = min(a.norm, b.norm)
         value = shared / ((a.norm * b.norm) ** (1 - ALPHA) * (small * small) ** ALPHA)
     if a.lines and b.lines:
@@ -309,6 +311,7 @@ def weigh(profiles: list[Profile]) -> dict[str, int]:
         vector = {t: weight[t] * f for t, f in prof.tokens.items()}
         prof.vector = vector
         prof.norm = math.sqrt(sum(v * v for v in vector.values()))
+        prof.words = frozenset(t for t in vector if t[0] != "`")
         prof.tokens = {}  # the vector holds the same keys; half the memory at 1M findings
     return df
 
