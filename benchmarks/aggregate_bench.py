@@ -96,7 +96,7 @@ def run_load(findings: int) -> dict[str, float]:
 
 
 def run_aggregate(findings: int) -> dict[str, float]:
-    from sarp.aggregate import aggregate
+    from sarp.aggregation import aggregate
 
     results = build_results(findings)
     before = _peak_mb()

@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from clustering import labelled_sets, score
 
-from sarp.aggregate import AggregationPolicy
+from sarp.aggregation import AggregationPolicy
 
 
 def main(argv: list[str]) -> int:

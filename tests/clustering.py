@@ -7,7 +7,7 @@ from itertools import combinations
 from pathlib import Path
 
 import sarp
-from sarp.aggregate import AggregationPolicy, Report, aggregate
+from sarp.aggregation import AggregationPolicy, Report, aggregate
 
 RUNS = Path(__file__).parent / "review_runs"
 

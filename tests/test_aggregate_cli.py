@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from sarp.aggregate import Decision, Verdict, aggregate
-from sarp.aggregate.inputs import InputError, expand, load_file, load_results
+from sarp.aggregation import Decision, Verdict, aggregate
+from sarp.aggregation.inputs import InputError, expand, load_file, load_results
 from sarp.cli.main import main
 from sarp.model import Conformance
 

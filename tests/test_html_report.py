@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import sarp
-from sarp.aggregate import Report, aggregate
+from sarp.aggregation import Report, aggregate
 from sarp.model import Conformance, Finding, Location, Result, Severity, Status, build
 from sarp.renderers import html
 

@@ -13,7 +13,7 @@ import jsonschema
 import pytest
 
 import sarp
-from sarp.aggregate import AggregationPolicy, Report, aggregate
+from sarp.aggregation import AggregationPolicy, Report, aggregate
 from sarp.model import Conformance, Finding, Location, Result, Severity, Status
 from sarp.renderers.sarif import (
     FINGERPRINT_KEY,

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sarp
-from sarp.aggregate import aggregate
+from sarp.aggregation import aggregate
 from sarp.dialects.base import Policy
 from sarp.dialects.sarif import is_sarif, results_from_sarif
 from sarp.model import Conformance, Delivery, Status

@@ -11,11 +11,7 @@
 # line-numbered `Diagnostic`.
 from __future__ import annotations
 
-# the package sarp.aggregate holds the function of the same name; importing the function
-# last makes `sarp.aggregate(...)` the function (submodules still import normally)
-from sarp.aggregate.inputs import load_results
-from sarp.aggregate.policy import AggregationPolicy
-from sarp.aggregate.report import Report
+from sarp.aggregation import AggregationPolicy, Report, aggregate, load_results
 from sarp.dialects import DIALECTS, Policy
 from sarp.model import (
     ChecklistItem,
@@ -35,8 +31,6 @@ from sarp.parsing import lint, parse, render
 from sarp.prompts import prompt, reask, schema
 from sarp.renderers import render_report
 from sarp.vocab import register_scale
-
-from sarp.aggregate import aggregate  # isort: skip  (after the submodule imports above)
 
 __version__ = "0.1.0"
 

@@ -14,9 +14,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
-from sarp.aggregate import AggregationPolicy, Report, RulesError, aggregate, load_rules
-from sarp.aggregate.inputs import InputError, expand, load_file
-from sarp.aggregate.policy import DEDUPE_POLICIES, DEFAULT_RULES
+from sarp.aggregation import AggregationPolicy, Report, RulesError, aggregate, load_rules
+from sarp.aggregation.inputs import InputError, expand, load_file
+from sarp.aggregation.policy import DEDUPE_POLICIES, DEFAULT_RULES
 from sarp.cli.common import UsageFailure
 from sarp.model import Result, Severity
 from sarp.renderers import REPORT_FORMATS, render_report

@@ -65,7 +65,7 @@ _SEVERITY_EMOJI: Final = frozenset("🔴🟠🟡🟢⚪🔵🟣")
 _NOT_GROUPS: Final = frozenset({"note", "notes", "blocker", "blockers", "error", "info"})
 _LEADING_ID: Final = re.compile(
     rf"(?P<id>{common.ID})"
-    r"(?:\s?[:—–]\s?|\s(?=`)|\s-\s|$)(?P<rest>.{0,500})$")
+    r"(?:(?P<sep>\s?[:—–]\s?|\s-\s)|\s(?=`)|$)(?P<rest>.{0,500})$")
 # `**3. Tokens come out of order (lines 113-117). Medium.**`: a numbered bold paragraph
 # lead, its severity (if any) said after the title; read in the text fallback only
 _NUMBERED_BOLD: Final = re.compile(r"\*\*(?P<num>\d{1,3})[.)] (?P<inner>[^*]{3,400})\*\*")
@@ -253,10 +253,10 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
             group = None
             i += 1
             continue
-        lead = _bold_id_lead(stripped) if group is not None else None
+        lead = _id_lead(stripped) if group is not None else None
         if lead is not None:
-            # `**SEC-4 — a.py:3: title.**` under `### WARNING`: a finding whose body
-            # (bullets included) runs to the next such lead
+            # `**SEC-4 — a.py:3: title.**` or `W1 – a.py:3: text` under `### WARNING`: a
+            # finding whose body (bullets included) runs to the next such lead
             raw = RawFinding(line=i, severity=group)
             raw.id, raw.title = lead
             i = _add_block(b, raw, end)
@@ -326,17 +326,34 @@ def _numbered_finding(match: re.Match[str], line: int) -> RawFinding:
     return raw
 
 
-def _bold_id_lead(line: str) -> tuple[str, str] | None:
-    """(id, title) of a paragraph led by a bold `**ID — title**` (or `ID: title`)."""
-    if not line.startswith("**"):
+def _id_lead(line: str) -> tuple[str, str] | None:
+    """(id, title) of a paragraph led by an id: `**SEC-4 — title**`, `W1 – a.py:3: text`."""
+    if line.startswith("**"):
+        close = line.find("**", 2)
+        if close <= 2:
+            return None
+        lead = line[2:close].strip()
+    elif line[:1].isalpha() and list_item(line) is None:
+        lead = line
+    else:
         return None
-    close = line.find("**", 2)
-    if close <= 2:
-        return None
-    match = _LEADING_ID.match(line[2:close].strip())
+    match = _LEADING_ID.match(lead)
+    if match is not None and lead is line and not match["sep"]:
+        return None  # a plain paragraph needs `ID:` or `ID –`, not just a word like "F1 is"
     if match is None or not match["rest"].strip() or not common.is_id_like(match["id"]):
         return None
-    return match["id"], match["rest"].strip().rstrip(".")
+    return match["id"], _after_places(match["rest"].strip()).rstrip(".")
+
+
+def _after_places(text: str) -> str:
+    """`a.py:3`, `a.py:9`: title` -> `title`: the places lead, the title follows them."""
+    rest = text
+    while True:
+        place = common.location_in(rest)
+        bare = rest.lstrip("` ")
+        if not place or not bare.startswith(place):
+            return rest if rest else text
+        rest = bare[len(place):].lstrip("`").lstrip(",:—–- ")
 
 
 def _bold_id(line: str) -> bool:
@@ -384,7 +401,7 @@ def _next_head(b: Builder, start: int, end: int) -> int:
             continue
         line = doc.lines[i].strip()
         if line.startswith("#") or finding_head_line(line) is not None or \
-                _bold_id_lead(line) is not None or (
+                _id_lead(line) is not None or (
                 severity_group(line) is not None and not line.startswith(("- ", "* "))):
             return i
         if "AGENT_RESULT" in line or _NUMBERED_BOLD.match(line):

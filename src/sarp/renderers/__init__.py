@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
-from sarp.aggregate.report import Report
+from sarp.aggregation.report import Report
 from sarp.renderers import html, json_, markdown, sarif
 
 __all__ = ["REPORT_FORMATS", "render_report"]

@@ -23,7 +23,7 @@ import json
 from collections.abc import Iterable
 from html import escape
 
-from sarp.aggregate.report import Report, ReportFinding, Source
+from sarp.aggregation.report import Report, ReportFinding, Source
 from sarp.model import Location, Severity
 
 __all__ = ["render"]

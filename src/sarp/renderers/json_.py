@@ -1,7 +1,7 @@
-# The Report as JSON: its documented shape (sarp.aggregate.report), stable key order.
+# The Report as JSON: its documented shape (sarp.aggregation.report), stable key order.
 from __future__ import annotations
 
-from sarp.aggregate.report import Report
+from sarp.aggregation.report import Report
 
 __all__ = ["render"]
 

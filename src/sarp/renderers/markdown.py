@@ -12,7 +12,7 @@
 # reply cannot break the table or open a heading.
 from __future__ import annotations
 
-from sarp.aggregate.report import Report, ReportFinding
+from sarp.aggregation.report import Report, ReportFinding
 from sarp.model import Location, Severity
 
 __all__ = ["render"]

@@ -12,7 +12,7 @@
 #   `sarp/<n>/`, i.e. GitHub category `sarp/<n>` (GitHub takes everything before the
 #   last `/` as the category and rejects two runs of one tool and category in one file).
 # - tool.driver is sarp, with one rule per finding type (the type slugged as
-#   `sarp.aggregate.entries.type_key` does, so `Edge case` and `edge-case` are one rule)
+#   `sarp.aggregation.entries.type_key` does, so `Edge case` and `edge-case` are one rule)
 #   and `untyped-finding` for findings without a type. tool.extensions has one entry per
 #   reporting agent, with the ids of the results it reported in (every agent, in every
 #   run: GitHub takes at most 100 extensions per run, far more agents than one report has).
@@ -52,8 +52,8 @@ from functools import lru_cache
 from typing import Any, Final
 from urllib.parse import quote, unquote
 
-from sarp.aggregate.entries import type_key
-from sarp.aggregate.report import Gap, Report, ReportFinding
+from sarp.aggregation.entries import type_key
+from sarp.aggregation.report import Gap, Report, ReportFinding
 from sarp.model import Location, Severity
 
 __all__ = [
@@ -196,7 +196,7 @@ def _rules(findings: list[ReportFinding], rule_ids: list[str]) -> dict[str, dict
 
 def _extensions(report: Report) -> list[dict[str, Any]]:
     # The agent of a finding is the finding's, else its result's, else the result id: the
-    # names `reported_by` uses (sarp.aggregate.entries.Entry).
+    # names `reported_by` uses (sarp.aggregation.entries.Entry).
     results: dict[str, set[str]] = {}
     for row in report.results:
         results.setdefault(row.agent or row.id, set()).add(row.id)

@@ -29,10 +29,10 @@ from collections import defaultdict
 from operator import mul
 from typing import TYPE_CHECKING, Final
 
-from sarp.aggregate.entries import Entry
+from sarp.aggregation.entries import Entry
 
 if TYPE_CHECKING:
-    from sarp.aggregate.policy import AggregationPolicy
+    from sarp.aggregation.policy import AggregationPolicy
 
 __all__ = ["Profile", "Tokenizer", "profile", "score", "similar_clusters", "weigh"]
 
@@ -40,14 +40,14 @@ CODE_FACTOR: Final = 2.0  # identifiers, code spans, quoted strings
 RARE: Final = 24  # longest posting list (in one file) that still generates candidates
 INDEXABLE: Final = 1000  # tokens more frequent in the whole batch are never indexed
 NEAR_CANDIDATES: Final = 24  # line neighbours tried per finding
-OVERLAP_BONUS: Final = 0.15  # line ranges overlap
+OVERLAP_BONUS: Final = 0.1  # line ranges overlap
 NEAR_BONUS: Final = 0.08  # within the window
 FAR_PENALTY: Final = 0.15  # more than FAR lines apart
 FAR: Final = 60
 TYPE_BONUS: Final = 0.04
 SYMBOL_PENALTY: Final = 0.10
 LEAD_FACTOR: Final = 1.5  # words of the title (or first sentence) weigh this much more
-LEAD_PENALTY: Final = 0.15  # the two titles (or first sentences) share no word
+LEAD_PENALTY: Final = 0.1  # the two titles (or first sentences) share no word
 PAIR_FLOOR: Final = 0.1  # every cross pair of two joining clusters scores at least this
 MIN_SHARED: Final = 2  # words (names count by their parts) two findings must share
 

@@ -155,7 +155,7 @@ class Report(_Record):
     def merge(self, other: Report) -> Report:
         """The report of both reports' inputs together: the same report whatever the
         grouping, `(a.merge(b)).merge(c) == a.merge(b.merge(c))`."""
-        from sarp.aggregate.core import merge_reports
+        from sarp.aggregation.core import merge_reports
 
         return merge_reports(self, other)
 

@@ -9,15 +9,15 @@
 #   proximity  seeds 001/004: same file, line within `window` of the cluster's FIRST
 #              line (so clusters cannot chain), compatible types; section-only
 #              locations merge on an identical section; no location, no merge
-#   similar    what the findings say (sarp.aggregate.similar)
+#   similar    what the findings say (sarp.aggregation.similar)
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
 
-from sarp.aggregate.entries import Entry, location_key
-from sarp.aggregate.policy import AggregationPolicy
-from sarp.aggregate.similar import similar_clusters
+from sarp.aggregation.entries import Entry, location_key
+from sarp.aggregation.policy import AggregationPolicy
+from sarp.aggregation.similar import similar_clusters
 
 __all__ = ["cluster"]
 

@@ -4,18 +4,19 @@
 # cross-validation rules, combines confidence, numbers G1.., and judges the run
 # (stats, coverage, gaps, decision, verdict). `load_results` reads replies, JSONL of
 # Results and SARIF logs from files, directories and globs. Renderers live in
-# `sarp.renderers`.
+# `sarp.renderers`. `sarp.aggregate` is this package's `aggregate` function.
 from __future__ import annotations
 
-from sarp.aggregate.core import aggregate
-from sarp.aggregate.policy import (
+from sarp.aggregation.core import aggregate
+from sarp.aggregation.inputs import InputError, load_results
+from sarp.aggregation.policy import (
     DEFAULT_RULES,
     AggregationPolicy,
     Rule,
     RulesError,
     load_rules,
 )
-from sarp.aggregate.report import (
+from sarp.aggregation.report import (
     Coverage,
     Decision,
     Escalation,
@@ -35,6 +36,7 @@ __all__ = [
     "Decision",
     "Escalation",
     "Gap",
+    "InputError",
     "Report",
     "ReportFinding",
     "ResultRow",
@@ -44,5 +46,6 @@ __all__ = [
     "Stats",
     "Verdict",
     "aggregate",
+    "load_results",
     "load_rules",
 ]

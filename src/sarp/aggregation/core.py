@@ -17,10 +17,10 @@ import gc
 from collections import defaultdict
 from collections.abc import Iterable
 
-from sarp.aggregate.dedupe import cluster
-from sarp.aggregate.entries import Entry, entries, name_of
-from sarp.aggregate.policy import AggregationPolicy, Rule, agent_key
-from sarp.aggregate.report import (
+from sarp.aggregation.dedupe import cluster
+from sarp.aggregation.entries import Entry, entries, name_of
+from sarp.aggregation.policy import AggregationPolicy, Rule, agent_key
+from sarp.aggregation.report import (
     Coverage,
     Decision,
     Escalation,

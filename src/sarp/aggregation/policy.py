@@ -94,7 +94,7 @@ class AggregationPolicy:
     agent_weights: Mapping[str, float] = field(default_factory=dict)  # mean-boost weights
     fix_first_at: int = 1  # this many critical findings -> FIX ISSUES FIRST
     review_above: int = 5  # more major findings than this -> REVIEW RECOMMENDED
-    similar_threshold: float = 0.22  # `similar`: lowest score that merges two findings
+    similar_threshold: float = 0.2  # `similar`: lowest score that merges two findings
 
     def __post_init__(self) -> None:
         if self.dedupe not in DEDUPE_POLICIES:
