@@ -13,6 +13,7 @@
 # processes (pickled with their inputs) merge into the report of the whole.
 from __future__ import annotations
 
+import bisect
 import gc
 from collections import defaultdict
 from collections.abc import Iterable
@@ -32,6 +33,7 @@ from sarp.aggregation.report import (
     Stats,
     Verdict,
 )
+from sarp.aggregation.similar import file_key
 from sarp.model import Conformance, Delivery, Finding, Result, Severity, Status, build
 
 __all__ = ["aggregate", "merge_reports"]
@@ -185,7 +187,7 @@ def _cross_validate(findings: list[ReportFinding], items: list[Entry],
             name = agent_key(entry.agent)
             names.add(name)
             if entry.path is not None and entry.line is not None:
-                places[name][entry.path].append((entry.line, k))
+                places[name][file_key(entry.path)].append((entry.line, k))
         agents.append(names)
         for name in names:
             by_agent[name].append(k)
@@ -193,55 +195,57 @@ def _cross_validate(findings: list[ReportFinding], items: list[Entry],
         for rows in files.values():
             rows.sort()
     merged_as = [f.severity for f in findings]  # rules judge these, never their own output
-    for rule in policy.rules:
-        for x, y in _rule_pairs(rule, agents, by_agent, places, policy.window):
-            for k in {x, y}:
-                _apply(rule, findings[k], merged_as[k])
+    for number, rule in enumerate(policy.rules):
+        for k in sorted(_fired(rule, agents, by_agent, places, policy.window)):
+            _apply(number, rule, findings[k], merged_as[k])
 
 
-def _rule_pairs(rule: Rule, agents: list[set[str]], by_agent: dict[str, list[int]],
-                places: dict[str, dict[str, list[tuple[int, int]]]],
-                window: int) -> set[tuple[int, int]]:
-    """Pairs of merged findings (x == y when one finding has both agents) that the
-    rule's two agents reported in the same region: same file within `window` lines."""
+def _fired(rule: Rule, agents: list[set[str]], by_agent: dict[str, list[int]],
+           places: dict[str, dict[str, list[tuple[int, int]]]], window: int) -> set[int]:
+    """The merged findings a rule applies to: those with both agents, and those of one
+    agent with a finding of the other agent in the same region (same file, within
+    `window` lines). Each side asks "is there one?", never lists pairs: linear-log."""
     first, second = rule.sides()
     if first not in by_agent:
         return set()
     others = [name for name in places if name != first] if second == "any" else [second]
-    pairs: set[tuple[int, int]] = set()
-    for k in by_agent[first]:
-        if len(agents[k]) > 1 and (second == "any" or second in agents[k]):
-            pairs.add((k, k))
-    for path, rows_a in places.get(first, {}).items():
-        for other in others:
-            rows_b = places[other].get(path) if other in places else None
-            if not rows_b:
-                continue
-            start = 0
-            for line, x in rows_a:  # both sorted: one forward sweep per file
-                while start < len(rows_b) and rows_b[start][0] < line - window:
-                    start += 1
-                j = start
-                while j < len(rows_b) and rows_b[j][0] <= line + window:
-                    y = rows_b[j][1]
-                    if y != x:
-                        pairs.add((x, y) if x < y else (y, x))
-                    j += 1
-    return pairs
+    fired = {k for k in by_agent[first]
+             if len(agents[k]) > 1 and (second == "any" or second in agents[k])}
+    for other in others:
+        fired |= _near(places.get(first, {}), places.get(other, {}), window)
+        fired |= _near(places.get(other, {}), places.get(first, {}), window)
+    return fired
 
 
-def _apply(rule: Rule, finding: ReportFinding, merged_as: Severity) -> None:
-    if any(e.rule == rule.name for e in finding.escalations) or \
-            any(note.startswith(f"{rule.name}:") for note in finding.notes):
-        return  # one rule changes one finding once
+def _near(mine: dict[str, list[tuple[int, int]]], theirs: dict[str, list[tuple[int, int]]],
+          window: int) -> set[int]:
+    """The findings in `mine` with a different finding of `theirs` within `window` lines."""
+    found: set[int] = set()
+    for path, rows in mine.items():
+        near = theirs.get(path)
+        if not near:
+            continue
+        lines = [line for line, _ in near]
+        for line, k in rows:
+            i = bisect.bisect_left(lines, line - window)
+            high = bisect.bisect_right(lines, line + window)
+            # skip k's own places (at most one per result of k): another finding near?
+            while i < high and near[i][1] == k:
+                i += 1
+            if i < high:
+                found.add(k)
+    return found
+
+
+def _apply(number: int, rule: Rule, finding: ReportFinding, merged_as: Severity) -> None:
     target = _raised(rule.action, merged_as)
-    if target is not None:
+    if target is not None and target.rank < merged_as.rank:
         finding.escalations.append(build(Escalation, rule=rule.name, action=rule.action,
                                          from_severity=merged_as, to_severity=target))
         if target.rank < finding.severity.rank:
             finding.severity = target
-    else:
-        finding.corroborated = finding.corroborated or rule.action == "corroborate"
+    elif rule.action == "corroborate":
+        finding.corroborated = True
     finding.notes.append(f"{rule.name}: {rule.note or rule.action}")
 
 

@@ -22,6 +22,7 @@ from sarp.aggregation.similar import similar_clusters
 __all__ = ["cluster"]
 
 Clusters = list[list[int]]
+SCAN = 64  # findings one proximity cluster examines at most (a crowded window is cut)
 
 
 def cluster(items: list[Entry], policy: AggregationPolicy) -> Clusters:
@@ -86,8 +87,11 @@ def _proximity(items: list[Entry], policy: AggregationPolicy) -> Clusters:
 def _sweep(group: list[Entry], window: int, line_of: Callable[[Entry], int]) -> Clusters:
     """Greedy clusters over a line-sorted group: each starts at the first unassigned
     finding and takes the findings within `window` lines of THAT line, one per result,
-    of a compatible type."""
+    of a compatible type. Taken findings are skipped by pointer (compressed as it goes)
+    and one cluster looks at no more than SCAN findings, so a crowded window costs
+    linear time, not quadratic; what is past the cut starts clusters of its own."""
     taken = [False] * len(group)
+    following = list(range(1, len(group) + 1))  # a finding's successor, maybe taken
     out: Clusters = []
     for start, first in enumerate(group):
         if taken[start]:
@@ -97,18 +101,29 @@ def _sweep(group: list[Entry], window: int, line_of: Callable[[Entry], int]) -> 
         results = {first.result_order}
         kind = first.type
         limit = line_of(first) + window
-        j = start + 1
-        while j < len(group) and line_of(group[j]) <= limit:
+        j = _untaken(following, taken, start + 1)
+        looked = 0
+        while j < len(group) and line_of(group[j]) <= limit and looked < SCAN:
             other = group[j]
-            if (not taken[j] and other.result_order not in results
-                    and _compatible(kind, other.type)):
+            looked += 1
+            if other.result_order not in results and _compatible(kind, other.type):
                 taken[j] = True
                 members.append(other.order)
                 results.add(other.result_order)
                 kind = kind or other.type
-            j += 1
+            j = _untaken(following, taken, j + 1)
         out.append(sorted(members))
     return out
+
+
+def _untaken(following: list[int], taken: list[bool], i: int) -> int:
+    """The first finding at or after `i` not yet taken; compresses the path it walked."""
+    end = i
+    while end < len(taken) and taken[end]:
+        end = following[end]
+    while i < end:
+        following[i], i = end, following[i]
+    return end
 
 
 def _sorted(clusters: Clusters) -> Clusters:

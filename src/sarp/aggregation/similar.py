@@ -34,7 +34,7 @@ from sarp.aggregation.entries import Entry
 if TYPE_CHECKING:
     from sarp.aggregation.policy import AggregationPolicy
 
-__all__ = ["Profile", "Tokenizer", "profile", "score", "similar_clusters", "weigh"]
+__all__ = ["Profile", "Tokenizer", "file_key", "profile", "score", "similar_clusters", "weigh"]
 
 CODE_FACTOR: Final = 2.0  # identifiers, code spans, quoted strings
 RARE: Final = 24  # longest posting list (in one file) that still generates candidates
@@ -44,6 +44,7 @@ OVERLAP_BONUS: Final = 0.1  # line ranges overlap
 NEAR_BONUS: Final = 0.08  # within the window
 FAR_PENALTY: Final = 0.15  # more than FAR lines apart
 FAR: Final = 60
+MAX_RANGES: Final = 16  # line ranges read from one finding's text
 TYPE_BONUS: Final = 0.04
 SYMBOL_PENALTY: Final = 0.10
 LEAD_FACTOR: Final = 1.5  # words of the title (or first sentence) weigh this much more
@@ -223,6 +224,10 @@ def _line_ranges(entry: Entry, text: str) -> tuple[tuple[int, int], ...]:
             start = int(more.group(1))
             end = int(more.group(2)) if more.group(2) else start
             ranges.append((start, max(start, end)))
+            if len(ranges) >= MAX_RANGES:  # "lines 1, 2, ..., 9000" must not cost pairs^2
+                break
+        if len(ranges) >= MAX_RANGES:
+            break
     for loc in (finding.location, finding.counter_location):
         if loc is None:
             continue
@@ -232,6 +237,15 @@ def _line_ranges(entry: Entry, text: str) -> tuple[tuple[int, int], ...]:
                       if one.line is not None and (one.path is None or loc is finding.location
                                                    or _same_file(one.path, entry.path)))
     return tuple(ranges)
+
+
+def file_key(path: str) -> str:
+    """One key for the spellings of one file that `_same_file` accepts when unambiguous:
+    lower-case, forward slashes, no leading `./` or `/`."""
+    key = path.replace("\\", "/").lower()
+    while key.startswith(("./", "/")):
+        key = key[2:] if key.startswith("./") else key[1:]
+    return key
 
 
 def _base(path: str) -> str:
