@@ -50,7 +50,7 @@ SYMBOL_PENALTY: Final = 0.10
 LEAD_FACTOR: Final = 1.5  # words of the title (or first sentence) weigh this much more
 LEAD_PENALTY: Final = 0.1  # the two titles (or first sentences) share no word
 PAIR_FLOOR: Final = 0.1  # every cross pair of two joining clusters scores at least this
-MIN_SHARED: Final = 2  # words (names count by their parts) two findings must share
+MIN_SHARED: Final = 2  # plain words (not parts of names) two findings must share
 
 # one pass over a finding's text: a code span, a quoted string, or a word (`(` after it
 # marks a call)
@@ -174,6 +174,7 @@ class Tokenizer:
         # defects belongs with the one its title (or first sentence) states
         lead_end = len(finding.title) if finding.title else _first_sentence(text)
         lead_tokens: set[str] = set()
+        plain: set[str] = set()  # stems of words written as words, not parts of names
         for boost, matches in ((LEAD_FACTOR, _TOKEN.findall(text, 0, lead_end)),
                                (1.0, _TOKEN.findall(text, lead_end))):
             for code, _, quoted, word, call in matches:
@@ -181,6 +182,8 @@ class Tokenizer:
                     found = self._word(word, bool(call))
                     if call:
                         calls.append(word)
+                    elif found and not _is_identifier(word):
+                        plain.add(found[0][0])
                 elif code:
                     found = self._span(code)
                 else:
@@ -202,6 +205,7 @@ class Tokenizer:
             symbols.add(loc.symbol.lower().rsplit(".", 1)[-1].rstrip("()"))
         made = Profile(tokens, frozenset(symbols), _line_ranges(entry, text))
         made.lead = frozenset(lead_tokens)
+        made.words = frozenset(plain)
         return made
 
 
@@ -282,8 +286,8 @@ def _gap(a: tuple[tuple[int, int], ...], b: tuple[tuple[int, int], ...]) -> int 
 
 def score(a: Profile, b: Profile, ea: Entry, eb: Entry, window: int) -> float:
     """How surely two findings report the same defect (profiles weighted by the batch)."""
-    # one shared name (`__repr__` and its word `repr`) is a place, not a defect: two
-    # findings must share at least two things they say
+    # a shared name (`load_config()`, `__repr__`) is a place, not a defect: two findings
+    # must share at least two words they say in words
     if len(a.words & b.words) < MIN_SHARED:
         return 0.0
     va, vb = a.vector, b.vector
@@ -325,7 +329,6 @@ def weigh(profiles: list[Profile]) -> dict[str, int]:
         vector = {t: weight[t] * f for t, f in prof.tokens.items()}
         prof.vector = vector
         prof.norm = math.sqrt(sum(v * v for v in vector.values()))
-        prof.words = frozenset(t for t in vector if t[0] != "`")
         prof.tokens = {}  # the vector holds the same keys; half the memory at 1M findings
     return df
 
@@ -391,16 +394,44 @@ def _candidates(items: list[Entry], profiles: list[Profile], df: dict[str, int],
     return pairs
 
 
+def _twins(items: list[Entry]) -> list[list[int]]:
+    """Findings that say exactly the same thing about the same place, one per result:
+    merged before any scoring, so a defect fifty agents copied is one finding however
+    far the candidate limits reach."""
+    groups: dict[tuple[object, ...], list[int]] = defaultdict(list)
+    for position, entry in enumerate(items):
+        finding = entry.finding
+        text = " ".join(" ".join(part for part in (finding.title, finding.description,
+                                                   finding.impact, finding.suggestion)
+                                 if part).lower().split())
+        groups[(_block(entry), entry.line, text)].append(position)
+    nodes: list[list[int]] = []
+    for positions in groups.values():
+        seen: dict[int, int] = defaultdict(int)
+        split: list[list[int]] = []
+        for position in positions:
+            kth = seen[items[position].result_order]
+            seen[items[position].result_order] = kth + 1
+            if kth == len(split):
+                split.append([])
+            split[kth].append(position)
+        nodes.extend(split)
+    nodes.sort(key=lambda node: node[0])
+    return nodes
+
+
 def similar_clusters(items: list[Entry], policy: AggregationPolicy) -> list[list[int]]:
+    nodes = _twins(items)
+    heads = [items[node[0]] for node in nodes]
     tokenizer = Tokenizer()
-    profiles = [tokenizer.profile(entry) for entry in items]
+    profiles = [tokenizer.profile(entry) for entry in heads]
     df = weigh(profiles)
     threshold = policy.similar_threshold
     scored: dict[tuple[int, int], float] = {}
     strong: list[tuple[float, int, int]] = []
     window = policy.window
-    for i, j in _candidates(items, profiles, df, window):
-        a, b = items[i], items[j]
+    for i, j in _candidates(heads, profiles, df, window):
+        a, b = heads[i], heads[j]
         if a.path != b.path and a.path is not None and b.path is not None \
                 and not _same_file(a.path, b.path):
             continue
@@ -410,27 +441,33 @@ def similar_clusters(items: list[Entry], policy: AggregationPolicy) -> list[list
             if value >= threshold:
                 strong.append((-value, i, j))
     strong.sort()  # strongest first; ties in canonical order
-    owner = list(range(len(items)))
+    size = [len(node) for node in nodes]
+    owner = list(range(len(nodes)))
     members: dict[int, list[int]] = {}
     results: dict[int, set[int]] = {}
+
+    def results_of(x: int) -> set[int]:
+        return results.get(x) or {items[p].result_order for p in nodes[x]}
+
     for _, i, j in strong:
         x, y = owner[i], owner[j]
         if x == y:
             continue
         group_x = members.get(x) or [x]
         group_y = members.get(y) or [y]
-        seen_x = results.get(x) or {items[x].result_order}
-        seen_y = results.get(y) or {items[y].result_order}
+        seen_x, seen_y = results_of(x), results_of(y)
         if seen_x & seen_y:
             continue
+        # average linkage over findings: a node of n twins counts n times
         total = 0.0
         lowest = math.inf
         for p in group_x:
             for q in group_y:
                 value = scored.get((p, q) if p < q else (q, p), 0.0)
-                total += value
+                total += value * size[p] * size[q]
                 lowest = min(lowest, value)
-        if total / (len(group_x) * len(group_y)) < threshold or lowest < PAIR_FLOOR:
+        weight = sum(size[p] for p in group_x) * sum(size[q] for q in group_y)
+        if total / weight < threshold or lowest < PAIR_FLOOR:
             continue
         keep, gone = (x, y) if x < y else (y, x)
         for p in group_x if gone == x else group_y:
@@ -439,7 +476,8 @@ def similar_clusters(items: list[Entry], policy: AggregationPolicy) -> list[list
         results[keep] = seen_x | seen_y
         members.pop(gone, None)
         results.pop(gone, None)
-    clusters = [sorted(items[p].order for p in group) for group in members.values()]
-    clusters.extend([items[i].order] for i in range(len(items)) if owner[i] == i
-                    and i not in members)
+    clusters = [sorted(items[p].order for n in group for p in nodes[n])
+                for group in members.values()]
+    clusters.extend(sorted(items[p].order for p in nodes[n]) for n in range(len(nodes))
+                    if owner[n] == n and n not in members)
     return clusters
