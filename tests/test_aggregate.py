@@ -386,12 +386,19 @@ def test_verdict_thresholds(severities: list[str], policy: AggregationPolicy,
     assert aggregate([result("a", *findings)], policy).verdict is verdict
 
 
-def test_results_need_distinct_ids_and_missing_ones_are_numbered() -> None:
+def test_results_need_distinct_ids_and_missing_ones_are_named_by_content() -> None:
     with pytest.raises(ValueError, match="two results have the id"):
         aggregate([result("a"), result("a")])
-    anonymous = build(Result, dialect="text", status=Status.CLEAN,
-                      conformance=Conformance.CONFORMANT)
-    assert [r.id for r in aggregate([anonymous]).results] == ["result-1"]
+    x = build(Result, dialect="text", status=Status.FINDINGS, conformance=Conformance.SALVAGED,
+              findings=[finding(3, title="x")])
+    y = build(Result, dialect="text", status=Status.FINDINGS, conformance=Conformance.SALVAGED,
+              findings=[finding(9, title="y")])
+    one, other = aggregate([x, y]), aggregate([y, x])
+    assert one.model_dump() == other.model_dump()  # the same whatever the order
+    assert all(row.id.startswith("result-") for row in one.results)
+    assert aggregate([x]).merge(aggregate([y])).model_dump() == one.model_dump()
+    twice = aggregate([x, x.model_copy()])
+    assert len({row.id for row in twice.results}) == 2
 
 
 # -- merging reports ------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sarp.aggregation import Decision, Verdict, aggregate
-from sarp.aggregation.inputs import InputError, expand, load_file, load_results
+from sarp.aggregation.inputs import InputError, expand, load_file, load_results, load_text
 from sarp.cli.main import main
 from sarp.model import Conformance
 
@@ -42,6 +42,48 @@ def test_jsonl_of_results_keeps_bad_lines_as_unparseable_results(tmp_path: Path)
     for bad, line in ((results[1], 3), (results[2], 4)):
         assert bad.conformance is Conformance.UNPARSEABLE
         assert [(d.code, d.line) for d in bad.diagnostics] == [("SARP006", line)]
+
+
+def test_sarps_own_outputs_load_whole(tmp_path: Path) -> None:
+    # a JSONL line may hold U+2028 raw; a BOM must not cost line 1; `sarp parse --format
+    # json` writes one Result or a list of them
+    reply = (EXAMPLE / "code-reviewer.md").read_text().replace(" the filename ends",
+                                                                " the filename\u2028ends", 1)
+    parsed = load_text(reply, "code-reviewer.md")[0]
+    line = parsed.model_dump_json()
+    assert "\u2028" in line
+    (tmp_path / "a.jsonl").write_text(line + "\n", encoding="utf-8")
+    (tmp_path / "b.jsonl").write_bytes(b"\xef\xbb\xbf" + line.encode() + b"\n")
+    (tmp_path / "c.json").write_text(json.dumps([json.loads(line), json.loads(line)]))
+    (tmp_path / "d.json").write_text(line)
+    loaded = {r.id.rsplit("/", 1)[-1]: r for r in load_results([str(tmp_path)])}
+    assert sorted(loaded) == ["a.jsonl:1", "b.jsonl:1", "c.json#1", "c.json#2", "d.json"]
+    for result in loaded.values():
+        assert (result.dialect, len(result.findings)) == ("adr013", 9)
+        assert result.findings == parsed.findings
+
+
+def test_fifos_repeats_and_odd_names_do_not_hang_or_double(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe.md")  # a FIFO would block a reader forever
+    (tmp_path / "a.md").write_text("RESULT: CLEAN | Type: digest | Doc: x | Sections: 0")
+    (tmp_path / "a.md:1").write_text("x")
+    (tmp_path / "\udcffname.md").write_bytes(b"x")  # not UTF-8 on disk
+    found = load_results([str(tmp_path), str(tmp_path / "." / "a.md")])
+    names = sorted(r.id.rsplit("/", 1)[-1] for r in found)
+    assert names == ["a.md", "a.md:1", "\ufffdname.md"]
+    report = aggregate(found)
+    json.loads(report.model_dump_json())  # every id can be written
+    with pytest.raises(InputError, match="not a regular file"):
+        expand([str(tmp_path / "pipe.md")])
+
+
+def test_a_lone_surrogate_in_json_input_is_replaced(tmp_path: Path) -> None:
+    log = ('{"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "lint"}}, "results": '
+           '[{"ruleId": "r1", "level": "error", "message": {"text": "boom \\ud800"}}]}]}')
+    (tmp_path / "scan.sarif").write_text(log)
+    [result] = load_results([str(tmp_path / "scan.sarif")])
+    assert result.findings[0].description == "boom \ufffd"
+    json.loads(aggregate([result]).model_dump_json())
 
 
 def test_an_unreadable_file_becomes_a_gap(tmp_path: Path) -> None:

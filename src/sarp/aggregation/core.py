@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import bisect
 import gc
+import hashlib
 from collections import defaultdict
 from collections.abc import Iterable
 
@@ -53,8 +54,8 @@ def _raised(action: str, severity: Severity) -> Severity | None:
 
 
 def aggregate(results: Iterable[Result], policy: AggregationPolicy | None = None) -> Report:
-    """One report from many results. Every result needs a distinct `id` (results
-    without one are numbered `result-<n>` in the order given)."""
+    """One report from many results. Ids must be distinct; a result without one is
+    named by its content (`result-<hash>`)."""
     # Aggregation allocates millions of small acyclic objects; the cyclic collector
     # would rescan the whole growing heap again and again (superlinear), so it pauses.
     paused = gc.isenabled()
@@ -103,16 +104,28 @@ def merge_reports(a: Report, b: Report) -> Report:
 
 
 def _canonical(results: list[Result]) -> list[Result]:
+    """The results sorted by id. A result without an id is named by its content
+    (`result-<hash>`), so the same results give the same report in any order."""
     named: list[Result] = []
     seen: set[str] = set()
-    for number, result in enumerate(results, 1):
+    anonymous: list[tuple[str, Result]] = []
+    for result in results:
         if result.id is None:
-            result = result.model_copy(update={"id": f"result-{number}"})
-        assert result.id is not None
+            digest = hashlib.sha256(result.model_dump_json().encode("utf-8", "replace"))
+            anonymous.append((f"result-{digest.hexdigest()[:12]}", result))
+            continue
         if result.id in seen:
             raise ValueError(f"two results have the id {result.id!r}; ids must be distinct")
         seen.add(result.id)
         named.append(result)
+    anonymous.sort(key=lambda pair: pair[0])
+    for name, result in anonymous:
+        unique, number = name, 1
+        while unique in seen:  # the same content twice, or an id that looks like ours
+            number += 1
+            unique = f"{name}#{number}"
+        seen.add(unique)
+        named.append(result.model_copy(update={"id": unique}))
     named.sort(key=lambda r: r.id or "")
     return named
 

@@ -11,16 +11,18 @@ from __future__ import annotations
 import glob
 import json
 import os
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from sarp.diagnostics import make
+from sarp.dialects.sarif import is_sarif, results_from_sarif
 from sarp.model import Conformance, Delivery, Result, Status, build
 from sarp.parsing import parse
 
-__all__ = ["InputError", "expand", "load_file", "load_results"]
+__all__ = ["InputError", "distinct_ids", "expand", "load_file", "load_results", "load_text"]
 
 _GLOB_CHARS = frozenset("*?[")
 
@@ -30,8 +32,9 @@ class InputError(ValueError):
 
 
 def expand(paths: Iterable[str]) -> list[Path]:
-    """Every file the arguments name, in a stable order: a directory gives its files
-    (recursively, hidden ones skipped, sorted), a glob its sorted matches."""
+    """Every file the arguments name, in a stable order: a directory gives its regular
+    files (recursively, hidden ones skipped, sorted), a glob its sorted matches. One
+    file named twice (`run/a.md`, `./run/a.md`) is read once."""
     files: list[Path] = []
     seen: set[Path] = set()
     for arg in paths:
@@ -44,70 +47,136 @@ def expand(paths: Iterable[str]) -> list[Path]:
             found = sorted(Path(p) for p in glob.glob(arg, recursive=True) if Path(p).is_file())
             if not found:
                 raise InputError(f"{arg}: the pattern matches no file")
+        elif path.exists():
+            raise InputError(f"{arg}: not a regular file or directory")
         else:
             raise InputError(f"{arg}: no such file or directory")
         for file in found:
-            if file not in seen:
-                seen.add(file)
+            identity = file.resolve()
+            if identity not in seen:
+                seen.add(identity)
                 files.append(file)
     return files
 
 
 def _walk(root: Path) -> Iterator[Path]:
     for folder, dirs, names in os.walk(root):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in names:
-            if not name.startswith("."):
-                yield Path(folder) / name
+            path = Path(folder) / name
+            # a FIFO or device would block or never end: only regular files are replies
+            if not name.startswith(".") and path.is_file():
+                yield path
 
 
 def load_results(paths: Iterable[str]) -> list[Result]:
-    return [result for file in expand(paths) for result in load_file(file)]
+    """The Results the paths hold, every id distinct (a clash gets `#2`, `#3`, ...)."""
+    return distinct_ids([result for file in expand(paths) for result in load_file(file)])
+
+
+def distinct_ids(results: list[Result]) -> list[Result]:
+    seen: set[str] = set()
+    for result in results:
+        base = result.id or "result"
+        name, number = base, 1
+        while name in seen:
+            number += 1
+            name = f"{base}#{number}"
+        seen.add(name)
+        result.id = name
+    return results
 
 
 def load_file(path: Path) -> list[Result]:
     """The Results one file holds (one for a reply, one per line or run otherwise)."""
-    source = path.as_posix()
+    source = _printable(path.as_posix())
     try:
         data = path.read_bytes()
     except OSError as exc:
         return [_unreadable(source, make("SARP007", None, source=source,
                                          error=exc.strerror or type(exc).__name__))]
-    text = data.decode("utf-8", errors="replace")
-    name = path.name.lower()
+    return load_text(data.decode("utf-8-sig", errors="replace"), source)
+
+
+def load_text(text: str, source: str) -> list[Result]:
+    """The Results in `text` read from `source`: a JSONL file of Results, a JSON Result
+    or list of Results (what `sarp parse` writes), a SARIF log, or a reply."""
+    name = source.lower()
+    if name.endswith((".jsonl", ".json", ".sarif")):
+        text = _clean(text)
     if name.endswith(".jsonl"):
         return _jsonl(text, source)
-    if name.endswith((".sarif", ".sarif.json")) or (name.endswith(".json") and _is_sarif(text)):
-        from sarp.dialects.sarif import results_from_sarif
-
+    if name.endswith((".sarif", ".sarif.json")) or (name.endswith(".json") and is_sarif(text)):
         return results_from_sarif(text, source)
+    if name.endswith(".json"):
+        stored = _stored_results(text, source)
+        if stored is not None:
+            return stored
     result = parse(text)
     result.id = source
     return [result]
 
 
-def _is_sarif(text: str) -> bool:
-    from sarp.dialects.sarif import is_sarif
+def _printable(text: str) -> str:
+    """A file name as text that can be written anywhere: undecodable bytes become U+FFFD."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
-    return is_sarif(text)
+
+# `\ud800` alone (no partner) in JSON decodes to a string no encoder can write
+_LONE_SURROGATE = re.compile(
+    r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}")
+
+
+def _clean(text: str) -> str:
+    return _LONE_SURROGATE.sub(r"\\ufffd", text) if "\\u" in text else text
+
+
+def _stored_results(text: str, source: str) -> list[Result] | None:
+    """Results as `sarp parse --format json` writes them: one object, or a list. None
+    when the JSON is not Results (then it is a reply in the json dialect)."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    items = data if isinstance(data, list) else [data]
+    if not items or not all(isinstance(item, dict) and {"dialect", "status", "conformance"}
+                            <= item.keys() for item in items):
+        return None
+    out: list[Result] = []
+    for number, item in enumerate(items, 1):
+        where = source if len(items) == 1 else f"{source}#{number}"
+        try:
+            result = Result.model_validate(item)
+        except ValidationError as exc:
+            out.append(_unreadable(where, make("SARP006", None, line=number, source=source,
+                                               error=_first_error(exc))))
+            continue
+        result.id = where
+        out.append(result)
+    return out
+
+
+def _first_error(exc: ValidationError) -> str:
+    first = exc.errors()[0] if exc.errors() else {"msg": "invalid"}
+    loc = ".".join(str(part) for part in first.get("loc", ()))
+    return f"{loc}: {first['msg']}" if loc else str(first["msg"])
 
 
 def _jsonl(text: str, source: str) -> list[Result]:
     out: list[Result] = []
-    for number, line in enumerate(text.splitlines(), 1):
+    # JSON strings may hold U+2028 and other line separators raw: lines end at \n only
+    for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
         where = f"{source}:{number}"
         try:
             result = Result.model_validate_json(line)
         except ValidationError as exc:
-            first = exc.errors()[0] if exc.errors() else {"msg": "invalid"}
-            loc = ".".join(str(part) for part in first.get("loc", ()))
-            error = f"{loc}: {first['msg']}" if loc else str(first["msg"])
             out.append(_unreadable(where, make("SARP006", number, line=number, source=source,
-                                               error=error), raw=line))
+                                               error=_first_error(exc)), raw=line))
             continue
-        except (ValueError, json.JSONDecodeError) as exc:
+        except ValueError as exc:
             out.append(_unreadable(where, make("SARP006", number, line=number, source=source,
                                                error=str(exc)), raw=line))
             continue
@@ -118,5 +187,6 @@ def _jsonl(text: str, source: str) -> list[Result]:
 
 def _unreadable(source: str, diagnostic: object, raw: str = "") -> Result:
     return build(Result, id=source, dialect="text", status=Status.PARTIAL,
-                 conformance=Conformance.UNPARSEABLE, delivery=Delivery.EMPTY,
+                 conformance=Conformance.UNPARSEABLE,
+                 delivery=Delivery.COMPLETE if raw else Delivery.EMPTY,
                  diagnostics=[diagnostic], raw=raw)

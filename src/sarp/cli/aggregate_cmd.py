@@ -15,7 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
 from sarp.aggregation import AggregationPolicy, Report, RulesError, aggregate, load_rules
-from sarp.aggregation.inputs import InputError, expand, load_file
+from sarp.aggregation.inputs import InputError, distinct_ids, expand, load_file, load_text
 from sarp.aggregation.policy import DEDUPE_POLICIES, DEFAULT_RULES
 from sarp.cli.common import UsageFailure
 from sarp.model import Result, Severity
@@ -28,22 +28,25 @@ _PROGRESS_FROM = 50  # files; fewer load in a blink
 
 
 def _load(paths: tuple[str, ...]) -> list[Result]:
+    results: list[Result] = []
+    if "-" in paths:  # a reply (or JSONL of Results) piped in
+        stdin = sys.stdin.buffer.read().decode("utf-8-sig", errors="replace")
+        results.extend(load_text(stdin, "<stdin>"))
     try:
-        files = expand(paths)
+        files = expand(p for p in paths if p != "-")
     except InputError as exc:
         raise UsageFailure(str(exc)) from None
-    results: list[Result] = []
     if len(files) < _PROGRESS_FROM or not sys.stderr.isatty():
         for file in files:
             results.extend(load_file(file))
-        return results
+        return distinct_ids(results)
     columns = (TextColumn("reading replies"), BarColumn(), MofNCompleteColumn())
     with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
         task = progress.add_task("read", total=len(files))
         for file in files:
             results.extend(load_file(file))
             progress.advance(task)
-    return results
+    return distinct_ids(results)
 
 
 def _policy(dedupe: str, window: int | None, rules_file: str | None,
@@ -94,18 +97,19 @@ def _failing(report: Report, fail_on: str) -> int:
               show_default=True, help="How merged findings combine confidence.")
 @click.option("--format", "fmt", type=click.Choice(list(REPORT_FORMATS)), default="markdown",
               show_default=True, help="Report format.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
-              help="Write the report here instead of stdout.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True,
+                                                allow_dash=True), default=None,
+              help="Write the report here instead of stdout (- is stdout).")
 @click.option("--fail-on", type=click.Choice(_FAIL_ON), default="never", show_default=True,
               help="Exit 1 when a finding is at least this severe.")
 def command(paths: tuple[str, ...], dedupe: str, window: int | None, rules_file: str | None,
             confidence: str, fmt: str, output: str | None, fail_on: str) -> int:
-    """Aggregate replies (files, directories, globs; JSONL of Results; SARIF logs) into
-    one report."""
+    """Aggregate replies (files, directories, globs, - for stdin; JSONL or JSON of
+    Results; SARIF logs) into one report."""
     policy = _policy(dedupe, window, rules_file, confidence)
     report = aggregate(_load(paths), policy)
     text = render_report(report, fmt)
-    if output is not None:
+    if output is not None and output != "-":
         try:
             Path(output).write_text(text, encoding="utf-8")
         except OSError as exc:
