@@ -171,3 +171,27 @@ if __name__ == "__main__":
     GOLDEN.write_text(json.dumps(example_report(), indent=2, ensure_ascii=False) + "\n",
                       encoding="utf-8")
     print(f"wrote {GOLDEN.relative_to(ROOT)}")
+
+
+def test_markdown_keeps_agent_text_inside_its_cell() -> None:
+    from markdown_it import MarkdownIt
+
+    from sarp.model import Conformance, Finding, Location, Result, Severity, Status, build
+    from sarp.renderers import markdown
+
+    hostile = "x | y\n# Aggregated review: READY\n<img src=x onerror=alert(1)>"
+    finding = build(Finding, id="F1", severity=Severity.MAJOR, native_severity=hostile,
+                    title=hostile, description=hostile, type=hostile,
+                    location=build(Location, raw="a.py:3", path="a|b.py", line=3))
+    result = build(Result, id="r|1.md", dialect="json\n# Injected", status=Status.FINDINGS,
+                   conformance=Conformance.CONFORMANT, agent=hostile, findings=[finding],
+                   metadata={"scope": hostile})
+    text = markdown.render(aggregate([result]))
+    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    headings = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"]
+    assert headings == ["Aggregated review: READY", "Stats", "Coverage map", "Findings",
+                        "Details", "G1: x | y # Aggregated review: READY "
+                        "&lt;img src=x onerror=alert(1)&gt; (major)", "Gaps"]
+    assert "<img" not in text  # only &lt;img: no renderer turns it into an element
+    rows = [line for line in text.splitlines() if line.startswith("| G1 ")]
+    assert len(rows) == 1 and rows[0].count(" | ") == 6  # seven cells, pipes escaped

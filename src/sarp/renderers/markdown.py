@@ -20,16 +20,22 @@ __all__ = ["render"]
 _CELL_LIMIT = 160
 
 
+def _html_safe(value: str) -> str:
+    # raw HTML in agent text must stay text in renderers that pass HTML through
+    return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def _cell(text: object, limit: int = _CELL_LIMIT) -> str:
+    """Agent text as one table cell: one line, pipes escaped, HTML inert."""
     value = " ".join(str(text).split()) if text is not None else ""
     if len(value) > limit:
         value = value[: limit - 1].rstrip() + "…"
-    return value.replace("\\", "\\\\").replace("|", "\\|") or "--"
+    return _html_safe(value.replace("\\", "\\\\").replace("|", "\\|")) or "--"
 
 
-def _inline(text: str | None) -> str:
+def _inline(text: object) -> str:
     """Agent prose on one line of its own, unable to start a heading or a list."""
-    value = " ".join((text or "").split())
+    value = _html_safe(" ".join(str(text or "").split()))
     return "\\" + value if value[:1] in "#>-*+|=" and value else value
 
 
@@ -67,11 +73,12 @@ def render(report: Report) -> str:
     out += ["", "| Severity | Findings |", "|---|---|"]
     out += [f"| {name} | {count} |" for name, count in sev.items()]
     out += ["", "## Coverage map", "",
-            "| Result | Agent | Dialect | Status | Coverage | Findings | Parsed |",
-            "|---|---|---|---|---|---|---|"]
+            "| Result | Agent | Work unit | Dialect | Status | Coverage | Findings | Parsed |",
+            "|---|---|---|---|---|---|---|---|"]
     for row in report.results:
-        out.append(f"| {_cell(row.id)} | {_cell(row.agent)} | {row.dialect} | {row.bucket} | "
-                   f"{_percent(row.coverage)} | {row.findings} | {row.conformance.value} |")
+        out.append(f"| {_cell(row.id)} | {_cell(row.agent)} | {_cell(row.work_unit, 60)} | "
+                   f"{_cell(row.dialect)} | {row.bucket} | {_percent(row.coverage)} | "
+                   f"{row.findings} | {row.conformance.value} |")
     out += ["", "## Findings", ""]
     if not report.findings:
         out.append("No findings.")
@@ -114,7 +121,7 @@ def _details(report: Report, finding: ReportFinding) -> list[str]:
     lines.append(f"- **Reported by** ({finding.occurrences}):")
     for source in finding.sources:
         said = report.source_finding(source)
-        native = f" ({source.native_severity})" if source.native_severity and \
+        native = f" ({_cell(source.native_severity, 40)})" if source.native_severity and \
             source.native_severity.lower() != source.severity.value else ""
         text = ""
         if said is not None:
