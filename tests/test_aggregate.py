@@ -453,3 +453,69 @@ def test_merge_refuses_overlap_and_other_policies() -> None:
     from_json = Report.model_validate_json(a.model_dump_json())
     with pytest.raises(ValueError, match="read back from JSON"):
         from_json.merge(aggregate([result("b")]))
+
+
+# -- edges a demanding user meets -----------------------------------------------------------
+
+def test_a_run_where_nothing_finished_is_not_ready() -> None:
+    empty = aggregate([])
+    assert (empty.verdict, empty.decision) == (Verdict.REVIEW_RECOMMENDED, Decision.RETRY)
+    failed = aggregate([result("a", status=Status.ERROR), result("b", status=Status.ERROR)])
+    assert (failed.verdict, failed.decision) == (Verdict.REVIEW_RECOMMENDED, Decision.RETRY)
+
+
+@pytest.mark.parametrize(("stated", "percent"), [
+    ("51%", 51.0), ("3/4 files", 75.0), ("2 of 6 sections", 33.3), (250, 100.0), (-40, 0.0),
+    ("51% (180 of 350 lines)", 51.0), ("lines 1-180", None), ("0/0", None),
+])
+def test_stated_coverage(stated: object, percent: float | None) -> None:
+    report = aggregate([result("a", status=Status.PARTIAL, metrics={"Coverage": stated})])
+    assert report.results[0].coverage == percent
+
+
+def test_two_spellings_of_one_agent_do_not_corroborate() -> None:
+    text = "`close()` leaks the handle when `flush()` fails"
+    same = finding(5, title=text, kind="bug", confidence=60)
+    results = [result("a", same, agent="Code Reviewer"), result("b", same, agent="code-reviewer")]
+    [merged] = aggregate(results, AggregationPolicy(dedupe="exact", confidence="mean-boost",
+                                                    rules=())).findings
+    assert merged.reported_by == ["Code Reviewer"] and not merged.corroborated
+    assert merged.confidence == 60.0
+
+
+def test_confidence_ignores_what_is_not_a_percent() -> None:
+    text = "`close()` leaks the handle when `flush()` fails"
+    results = [result("a", finding(5, title=text, kind="bug", confidence=float("nan"))),
+               result("b", finding(5, title=text, kind="bug", confidence=250.0))]
+    [merged] = aggregate(results, AggregationPolicy(dedupe="exact", rules=())).findings
+    assert merged.confidence == 100.0
+
+
+def test_the_merged_text_is_the_most_detailed_description() -> None:
+    long_title = finding(5, title="`close()` " + "very " * 60 + "long title", kind="bug")
+    described = finding(5, title="`close()` leaks", kind="bug",
+                        description="The handle opened by `open()` is never closed.",
+                        )
+    [merged] = aggregate([result("a", long_title), result("b", described)],
+                         AggregationPolicy(dedupe="exact", rules=())).findings
+    assert merged.description == "The handle opened by `open()` is never closed."
+    assert merged.title == "`close()` leaks"
+
+
+def test_user_rules_fire_beside_defaults_and_any_comes_second() -> None:
+    rules, _ = rules_from_data({"rule": [{"agents": ["code-reviewer", "silent-failure-hunter"],
+                                          "action": "note", "note": "ours"}]})
+    results = [result("a", finding(10, severity="minor", title="x"), agent="code-reviewer"),
+               result("b", finding(12, severity="minor", title="y"), agent="silent-failure-hunter")]
+    report = aggregate(results, AggregationPolicy(dedupe="off", rules=rules))
+    assert [len(f.notes) for f in report.findings] == [2, 2]  # the default's and ours
+    with pytest.raises(RulesError, match='"any" may only be the second agent'):
+        rules_from_data({"rule": [{"agents": ["any", "qa"], "action": "note"}]})
+
+
+@pytest.mark.parametrize("settings", [{"fix_first_at": 0}, {"review_above": -1},
+                                      {"agent_weights": {"qa": -1.0}},
+                                      {"similar_threshold": 0.0}])
+def test_policy_refuses_settings_that_make_no_sense(settings: dict[str, Any]) -> None:
+    with pytest.raises(ValueError):
+        AggregationPolicy(**settings)

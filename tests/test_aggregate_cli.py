@@ -195,3 +195,11 @@ def test_markdown_keeps_agent_text_inside_its_cell() -> None:
     assert "<img" not in text  # only &lt;img: no renderer turns it into an element
     rows = [line for line in text.splitlines() if line.startswith("| G1 ")]
     assert len(rows) == 1 and rows[0].count(" | ") == 6  # seven cells, pipes escaped
+
+
+def test_fail_on_fails_when_nothing_was_reviewed(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "a.md").write_text("I saved my review to review.md.")
+    assert main(["aggregate", str(tmp_path), "--fail-on", "critical"]) == 1
+    assert "no result was complete" in capsys.readouterr().err
+    assert main(["aggregate", str(tmp_path)]) == 0  # without a gate, a report is a report

@@ -16,6 +16,8 @@ from __future__ import annotations
 import bisect
 import gc
 import hashlib
+import math
+import re
 from collections import defaultdict
 from collections.abc import Iterable
 
@@ -83,7 +85,7 @@ def _aggregate(results: Iterable[Result], policy: AggregationPolicy) -> Report:
     report = build(
         Report, findings=findings, results=rows, stats=_stats(rows, findings, len(items)),
         coverage=_coverage(rows), gaps=[_gap(row) for row in rows if row.reason is not None],
-        decision=_decision(rows, findings), verdict=_verdict(findings, policy),
+        decision=_decision(rows, findings), verdict=_verdict(findings, rows, policy),
         policy=policy.describe())
     object.__setattr__(report, "__pydantic_private__", {
         "_inputs": ordered, "_by_id": {r.id: r for r in ordered}, "_settings": policy})
@@ -141,36 +143,48 @@ def _detail(finding: Finding) -> int:
 def _merge(items: list[Entry], members: list[int]) -> ReportFinding:
     group = [items[m] for m in members]
     lead = worst = group[0].finding
+    agents = [group[0].agent]
     if len(group) > 1:
-        # the most detailed finding speaks for the cluster; the first on ties
-        best = -1
+        # the finding with the most detailed description speaks for the cluster (the
+        # whole text breaks ties, then canonical order)
+        best = (-1, -1)
         for entry in group:
             finding = entry.finding
-            detail = _detail(finding)
+            detail = (len(finding.description or ""), _detail(finding))
             if detail > best:
                 lead, best = finding, detail
             if finding.severity.rank < worst.severity.rank:
                 worst = finding
+        agents = _distinct_agents(entry.agent for entry in group)
     sources = [build(Source, result=e.result.id, index=e.index, id=e.finding.id, agent=e.agent,
                      severity=e.finding.severity, native_severity=e.finding.native_severity)
                for e in group]
-    agents = sorted({e.agent for e in group}) if len(group) > 1 else [group[0].agent]
     notes: list[str] = []
     if len(group) > 1 and len({e.finding.severity for e in group}) > 1:
         notes.append(_disagreement(group, worst.severity))
-    location = lead.location
-    kind, title = lead.type, lead.title
+    location, kind, title = lead.location, lead.type, lead.title
+    impact, suggestion = lead.impact, lead.suggestion
     if len(group) > 1:
-        location = location or next((e.finding.location for e in group
-                                     if e.finding.location is not None), None)
-        kind = kind or next((e.finding.type for e in group if e.finding.type), None)
-        title = title or next((e.finding.title for e in group if e.finding.title), None)
+        findings = [e.finding for e in group]
+        location = location or next((f.location for f in findings if f.location), None)
+        kind = kind or next((f.type for f in findings if f.type), None)
+        title = title or next((f.title for f in findings if f.title), None)
+        impact = impact or next((f.impact for f in findings if f.impact), None)
+        suggestion = suggestion or next((f.suggestion for f in findings if f.suggestion), None)
     return build(
         ReportFinding, id="", severity=worst.severity, type=kind, title=title,
         location=location, counter_location=lead.counter_location,
-        description=lead.description, impact=lead.impact, suggestion=lead.suggestion,
+        description=lead.description, impact=impact, suggestion=suggestion,
         confidence=None, reported_by=agents, occurrences=len(group),
         corroborated=len(agents) > 1, sources=sources, notes=notes, escalations=[])
+
+
+def _distinct_agents(names: Iterable[str]) -> list[str]:
+    """Each agent once, as first written: `Code Reviewer` and `code-reviewer` are one."""
+    first: dict[str, str] = {}
+    for name in names:
+        first.setdefault(agent_key(name), name)
+    return sorted(first.values())
 
 
 def _disagreement(group: list[Entry], kept: Severity) -> str:
@@ -273,17 +287,18 @@ def _confidence(items: list[Entry], members: list[int],
         value = entry.finding.confidence
         if value is None:
             value = entry.result.confidence
-        if value is not None:
-            said.append((entry.agent, float(value)))
+        if value is not None and math.isfinite(value):
+            said.append((agent_key(entry.agent), min(100.0, max(0.0, float(value)))))
     if not said:
         return None
     if policy.confidence == "max":
         return max(value for _, value in said)
-    weights = [policy.agent_weights.get(agent_key(agent), 1.0) for agent, _ in said]
+    by_key = {agent_key(name): weight for name, weight in policy.agent_weights.items()}
+    weights = [by_key.get(agent, 1.0) for agent, _ in said]
     total = sum(weights)
     mean = (sum(w * v for w, (_, v) in zip(weights, said, strict=True)) / total if total
             else sum(v for _, v in said) / len(said))
-    agreeing = len({items[m].agent for m in members})
+    agreeing = len({agent_key(items[m].agent) for m in members})
     return min(100.0, round(mean + 10.0 * (agreeing - 1), 2))
 
 
@@ -300,21 +315,35 @@ def _sort_key(finding: ReportFinding, members: list[int]) -> tuple[object, ...]:
 
 
 def _stated_coverage(result: Result) -> float | None:
+    """A PARTIAL result's coverage in percent: `51%` and bare numbers are percents;
+    `3/4 files` and `2 of 6 sections` are fractions. Clamped to 0-100; None if unsaid."""
     for source in (result.metrics, result.metadata):
         for key, value in source.items():
             if key.lower() != "coverage":
                 continue
             if isinstance(value, int | float) and not isinstance(value, bool):
-                return float(value)
+                return _percent_of(float(value))
             if isinstance(value, str):
-                digits = ""
-                for char in value.strip():
-                    if not (char.isdigit() or (char == "." and "." not in digits)):
-                        break
-                    digits += char
-                if digits.strip("."):
-                    return min(100.0, float(digits))
+                found = _COVERAGE.match(value.strip())
+                if found is None:
+                    continue
+                part = float(found["part"])
+                whole = found["whole"] or found["of"]
+                if whole is not None:
+                    return _percent_of(100.0 * part / float(whole)) if float(whole) else None
+                return _percent_of(part)
     return None
+
+
+_NUMBER = r"\d{1,9}(?:\.\d{1,6})?"
+_COVERAGE = re.compile(rf"(?P<part>{_NUMBER})(?:\s*%|\s*/\s*(?P<whole>{_NUMBER})"
+                       rf"|\s+of\s+(?P<of>{_NUMBER}))?")
+
+
+def _percent_of(value: float) -> float | None:
+    if value != value or value in (float("inf"), float("-inf")):
+        return None
+    return round(min(100.0, max(0.0, value)), 1)
 
 
 def _reason(result: Result, bucket: str) -> str | None:
@@ -388,6 +417,8 @@ def _coverage(rows: list[ResultRow]) -> Coverage:
 
 def _decision(rows: list[ResultRow], findings: list[ReportFinding]) -> Decision:
     buckets = {row.bucket for row in rows}
+    if not rows:
+        return Decision.RETRY  # nothing came back: run the subagents (again)
     if "BLOCKED" in buckets:
         return Decision.BLOCKED
     if "ERROR" in buckets:
@@ -398,11 +429,15 @@ def _decision(rows: list[ResultRow], findings: list[ReportFinding]) -> Decision:
     return Decision.CONTINUE
 
 
-def _verdict(findings: list[ReportFinding], policy: AggregationPolicy) -> Verdict:
+def _verdict(findings: list[ReportFinding], rows: list[ResultRow],
+             policy: AggregationPolicy) -> Verdict:
     critical = sum(1 for f in findings if f.severity is Severity.CRITICAL)
     major = sum(1 for f in findings if f.severity is Severity.MAJOR)
     if critical >= policy.fix_first_at:
         return Verdict.FIX_ISSUES_FIRST
     if major > policy.review_above:
+        return Verdict.REVIEW_RECOMMENDED
+    if not any(row.bucket in ("CLEAN", "FINDINGS") for row in rows):
+        # nothing was reviewed to the end (no results, or every one failed): not ready
         return Verdict.REVIEW_RECOMMENDED
     return Verdict.READY

@@ -91,7 +91,7 @@ class AggregationPolicy:
     window: int = 10  # proximity window and the rules' "same region", in lines
     rules: tuple[Rule, ...] = DEFAULT_RULES
     confidence: ConfidenceMode = "max"
-    agent_weights: Mapping[str, float] = field(default_factory=dict)  # mean-boost weights
+    agent_weights: Mapping[str, float] = field(default_factory=dict)  # mean-boost, by agent
     fix_first_at: int = 1  # this many critical findings -> FIX ISSUES FIRST
     review_above: int = 5  # more major findings than this -> REVIEW RECOMMENDED
     similar_threshold: float = 0.2  # `similar`: lowest score that merges two findings
@@ -104,6 +104,14 @@ class AggregationPolicy:
             raise ValueError("window must not be negative")
         if self.confidence not in ("max", "mean-boost"):
             raise ValueError(f"unknown confidence mode {self.confidence!r}")
+        if self.fix_first_at < 1 or self.review_above < 0:
+            raise ValueError("fix_first_at must be at least 1 and review_above at least 0")
+        if not 0 < self.similar_threshold <= 10:
+            raise ValueError("similar_threshold must be above 0")
+        bad = sorted(name for name, weight in self.agent_weights.items()
+                     if not weight >= 0 or weight == float("inf"))
+        if bad:
+            raise ValueError(f"agent weights must be finite and >= 0: {', '.join(bad)}")
 
     def describe(self) -> dict[str, Any]:
         """The settings as recorded in a report."""
@@ -175,6 +183,9 @@ def _rule(raw: Any, path: str, errors: list[str]) -> Rule | None:
         errors.append(f"{path}.agents: must be two agent names, e.g. "
                       '["code-reviewer", "silent-failure-hunter"] (the second may be "any")')
         agents = None
+    elif agent_key(agents[0]) == "any":
+        errors.append(f'{path}.agents: "any" may only be the second agent')
+        agents = None
     action = raw.get("action")
     if action not in ACTIONS:
         errors.append(f"{path}.action: must be one of {', '.join(ACTIONS)}")
@@ -186,4 +197,5 @@ def _rule(raw: Any, path: str, errors: list[str]) -> Rule | None:
         errors.append(f"{path}.name: must be a string")
     if len(errors) > before or agents is None:
         return None
-    return Rule(name or f"{agents[0]} + {agents[1]}", (agents[0], agents[1]), str(action), note)
+    return Rule(name or f"{agents[0]} + {agents[1]} ({path})", (agents[0], agents[1]),
+                str(action), note)

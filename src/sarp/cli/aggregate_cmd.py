@@ -121,8 +121,15 @@ def command(paths: tuple[str, ...], dedupe: str, window: int | None, rules_file:
         click.echo(text, nl=False)
         if sys.stderr.isatty():
             _summary(report, Console(stderr=True, highlight=False))
+    if fail_on == "never":
+        return 0
     failing = _failing(report, fail_on)
     if failing:
         click.echo(f"sarp: {failing} finding(s) at or above {fail_on}", err=True)
+        return 1
+    if not any(row.bucket in ("CLEAN", "FINDINGS") for row in report.results):
+        # a gate must not pass because every subagent failed or none reported
+        click.echo("sarp: no result was complete (see the gaps); nothing was reviewed",
+                   err=True)
         return 1
     return 0
