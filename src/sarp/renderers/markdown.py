@@ -46,7 +46,7 @@ def where(location: Location | None) -> str:
     text = location.path or ""
     if location.line is not None:
         text += f":{location.line}"
-        if location.end_line is not None and location.end_line != location.line:
+        if location.end_line is not None and location.end_line > location.line:
             text += f"-{location.end_line}"
     if location.section:
         text += f" § {location.section}" if text else location.section

@@ -311,14 +311,20 @@ def artifact_uri(path: str) -> str | None:
     return quote(text, safe=_PATH_SAFE) or None
 
 
+_MAX_LINE = 2**31 - 1
+
+
 def _physical(path: str | None, line: int | None, end: int | None) -> tuple[dict[str, Any],
                                                                              _Key] | None:
     uri = artifact_uri(path) if path else None
     if uri is None:
         return None
     physical: dict[str, Any] = {"artifactLocation": {"uri": uri}}
-    start = line if isinstance(line, int) and line >= 1 else None
-    stop = end if start is not None and isinstance(end, int) and end >= start else None
+    # a line an agent made up (0, negative, 10**30) is no place: SARIF consumers store
+    # lines as 32-bit integers
+    start = line if isinstance(line, int) and 1 <= line <= _MAX_LINE else None
+    stop = end if start is not None and isinstance(end, int) and start <= end <= _MAX_LINE \
+        else None
     if start is not None:
         region = {"startLine": start}
         if stop is not None and stop != start:
