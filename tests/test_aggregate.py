@@ -280,13 +280,14 @@ def test_any_rule_needs_another_agent() -> None:
 
 def test_rules_from_toml(tmp_path: Any) -> None:
     path = tmp_path / "rules.toml"
-    path.write_text('defaults = false\nwindow = 3\n[[rule]]\nname = "sec + qa"\n'
+    path.write_text('defaults = false\nwindow = 3\nreview_above = 9\n[agent_weights]\nqa = 2\n'
+                    '[[rule]]\nname = "sec + qa"\n'
                     'agents = ["Security Auditor", "qa_engineer"]\naction = "escalate"\n'
                     'note = "security finding without a test"\n')
     from sarp.aggregation import load_rules
 
-    rules, window = load_rules(path)
-    assert window == 3
+    rules, settings = load_rules(path)
+    assert settings == {"window": 3, "review_above": 9, "agent_weights": {"qa": 2.0}}
     assert rules == (Rule("sec + qa", ("Security Auditor", "qa_engineer"), "escalate",
                           "security finding without a test"),)
     results = [result("a", finding(10, severity="minor", title="x"), agent="security-auditor"),
@@ -302,7 +303,8 @@ def test_rules_file_errors_are_all_reported_with_their_path() -> None:
                          "rule": [{"agents": ["a"], "action": "shout"}, "x",
                                   {"agents": ["a", "b"], "action": "note", "note": 3}]})
     assert caught.value.errors == [
-        "unknown key(s) colour; known: defaults, window, rule",
+        "unknown key(s) colour; known: defaults, rule, agent_weights, window, fix_first_at, "
+        "review_above, similar_threshold, confidence, dedupe",
         "defaults: must be true or false",
         'rule[0].agents: must be two agent names, e.g. ["code-reviewer", '
         '"silent-failure-hunter"] (the second may be "any")',
@@ -519,3 +521,13 @@ def test_user_rules_fire_beside_defaults_and_any_comes_second() -> None:
 def test_policy_refuses_settings_that_make_no_sense(settings: dict[str, Any]) -> None:
     with pytest.raises(ValueError):
         AggregationPolicy(**settings)
+
+
+def test_an_empty_reply_is_a_failure_to_retry_not_a_partial() -> None:
+    import sarp
+
+    empty = sarp.parse("")
+    empty.id = "empty.md"
+    report = aggregate([empty, result("ok", finding(1, title="x"))])
+    assert report.results[0].bucket == "ERROR"
+    assert report.decision is Decision.RETRY

@@ -368,8 +368,10 @@ def _reason(result: Result, bucket: str) -> str | None:
 
 
 def _row(result: Result) -> ResultRow:
-    bucket = UNPARSEABLE if result.conformance is Conformance.UNPARSEABLE else \
-        result.status.value
+    # a reply nothing could be read from counts as PARTIAL (its own bucket), unless it
+    # failed outright (ERROR: empty) or is waiting (BLOCKED): those decide retry/blocked
+    bucket = UNPARSEABLE if result.conformance is Conformance.UNPARSEABLE and \
+        result.status not in (Status.ERROR, Status.BLOCKED) else result.status.value
     if bucket in ("CLEAN", "FINDINGS"):
         coverage: float | None = 100.0
     elif bucket == "PARTIAL":

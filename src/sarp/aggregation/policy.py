@@ -4,6 +4,12 @@
 #
 #     defaults = true            # keep the built-in seed-001 rules (false: only these)
 #     window = 10                # "same region": same file within this many lines
+#     fix_first_at = 1           # criticals that make the verdict FIX ISSUES FIRST
+#     review_above = 5           # majors above which it is REVIEW RECOMMENDED
+#     similar_threshold = 0.2    # confidence = "mean-boost"; dedupe = "similar"
+#
+#     [agent_weights]            # mean-boost confidence weights by agent
+#     security-auditor = 2.0
 #
 #     [[rule]]
 #     name = "security + tests"  # recorded on every finding the rule changes
@@ -28,6 +34,7 @@ __all__ = [
     "AggregationPolicy",
     "Rule",
     "RulesError",
+    "RulesFile",
     "agent_key",
     "load_rules",
 ]
@@ -132,8 +139,30 @@ class RulesError(ValueError):
         super().__init__(f"{source}: " + "; ".join(errors))
 
 
-def load_rules(path: str | Path) -> tuple[tuple[Rule, ...], int | None]:
-    """The rules (and `window`, if set) from a TOML file."""
+RulesFile = tuple[tuple[Rule, ...], dict[str, Any]]
+
+# settings a rules file may give, with the check each value must pass
+_SETTINGS: Final[dict[str, tuple[str, Any]]] = {
+    "window": ("a whole number >= 0", lambda v: _whole(v) and v >= 0),
+    "fix_first_at": ("a whole number >= 1", lambda v: _whole(v) and v >= 1),
+    "review_above": ("a whole number >= 0", lambda v: _whole(v) and v >= 0),
+    "similar_threshold": ("a number above 0", lambda v: _number(v) and v > 0),
+    "confidence": ('"max" or "mean-boost"', lambda v: v in ("max", "mean-boost")),
+    "dedupe": (f"one of {', '.join(DEDUPE_POLICIES)}", lambda v: v in DEDUPE_POLICIES),
+}
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value == value \
+        and abs(value) != float("inf")
+
+
+def load_rules(path: str | Path) -> RulesFile:
+    """The rules, and the settings the file gives (keys of AggregationPolicy), from TOML."""
     source = str(path)
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
@@ -144,19 +173,32 @@ def load_rules(path: str | Path) -> tuple[tuple[Rule, ...], int | None]:
     return rules_from_data(data, source)
 
 
-def rules_from_data(data: Mapping[str, Any],
-                    source: str = "<rules>") -> tuple[tuple[Rule, ...], int | None]:
+def rules_from_data(data: Mapping[str, Any], source: str = "<rules>") -> RulesFile:
     errors: list[str] = []
-    unknown = sorted(set(data) - {"defaults", "window", "rule"})
+    known = ("defaults", "rule", "agent_weights", *_SETTINGS)
+    unknown = sorted(set(data) - set(known))
     if unknown:
-        errors.append(f"unknown key(s) {', '.join(unknown)}; known: defaults, window, rule")
+        errors.append(f"unknown key(s) {', '.join(unknown)}; known: {', '.join(known)}")
     defaults = data.get("defaults", True)
     if not isinstance(defaults, bool):
         errors.append("defaults: must be true or false")
-    window = data.get("window")
-    if window is not None and (isinstance(window, bool) or not isinstance(window, int)
-                               or window < 0):
-        errors.append("window: must be a whole number >= 0")
+    settings: dict[str, Any] = {}
+    for key, (meaning, check) in _SETTINGS.items():
+        if key in data:
+            if check(data[key]):
+                settings[key] = data[key]
+            else:
+                errors.append(f"{key}: must be {meaning}")
+    weights = data.get("agent_weights")
+    if weights is not None:
+        if not isinstance(weights, dict):
+            errors.append("agent_weights: must be a table of agent = weight")
+        else:
+            for agent, weight in weights.items():
+                if not (_number(weight) and weight >= 0):
+                    errors.append(f"agent_weights.{agent}: must be a number >= 0")
+            settings["agent_weights"] = {str(k): float(v) for k, v in weights.items()
+                                         if _number(v)}
     raw_rules = data.get("rule", [])
     if not isinstance(raw_rules, list):
         errors.append("rule: must be an array of tables ([[rule]])")
@@ -166,7 +208,7 @@ def rules_from_data(data: Mapping[str, Any],
     if errors:
         raise RulesError(source, errors)
     base = DEFAULT_RULES if defaults is True else ()
-    return base + tuple(rules), window
+    return base + tuple(rules), settings
 
 
 def _rule(raw: Any, path: str, errors: list[str]) -> Rule | None:

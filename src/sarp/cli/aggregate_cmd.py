@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
@@ -16,7 +17,7 @@ from rich.table import Table
 
 from sarp.aggregation import AggregationPolicy, Report, RulesError, aggregate, load_rules
 from sarp.aggregation.inputs import InputError, distinct_ids, expand, load_file, load_text
-from sarp.aggregation.policy import DEDUPE_POLICIES, DEFAULT_RULES
+from sarp.aggregation.policy import DEDUPE_POLICIES
 from sarp.cli.common import UsageFailure
 from sarp.model import Result, Severity
 from sarp.renderers import REPORT_FORMATS, render_report
@@ -49,19 +50,24 @@ def _load(paths: tuple[str, ...]) -> list[Result]:
     return distinct_ids(results)
 
 
-def _policy(dedupe: str, window: int | None, rules_file: str | None,
-            confidence: str) -> AggregationPolicy:
-    rules = DEFAULT_RULES
+def _policy(dedupe: str | None, window: int | None, rules_file: str | None,
+            confidence: str | None) -> AggregationPolicy:
+    """The defaults, then the rules file's settings, then the options given."""
+    settings: dict[str, Any] = {}
     if rules_file is not None:
         try:
-            rules, file_window = load_rules(rules_file)
+            rules, settings = load_rules(rules_file)
         except RulesError as exc:
             raise UsageFailure("bad rules file " + "\n  ".join([exc.source, *exc.errors])) \
                 from None
-        window = window if window is not None else file_window
-    return AggregationPolicy(dedupe=dedupe,  # type: ignore[arg-type]
-                             window=10 if window is None else window, rules=rules,
-                             confidence=confidence)  # type: ignore[arg-type]
+        settings["rules"] = rules
+    for key, value in (("dedupe", dedupe), ("window", window), ("confidence", confidence)):
+        if value is not None:
+            settings[key] = value
+    try:
+        return AggregationPolicy(**settings)
+    except ValueError as exc:
+        raise UsageFailure(f"bad settings: {exc}") from None
 
 
 def _summary(report: Report, console: Console) -> None:
@@ -87,14 +93,15 @@ def _failing(report: Report, fail_on: str) -> int:
 
 @click.command("aggregate")
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--dedupe", type=click.Choice(DEDUPE_POLICIES), default="similar",
-              show_default=True, help="How findings that report the same defect merge.")
+@click.option("--dedupe", type=click.Choice(DEDUPE_POLICIES), default=None,
+              help="How findings that report the same defect merge.  [default: similar]")
 @click.option("--window", type=click.IntRange(min=0), default=None,
               help="Lines for `proximity` and the rules' same region.  [default: 10]")
 @click.option("--rules", "rules_file", type=click.Path(dir_okay=False), default=None,
-              help="Cross-validation rules (TOML) added to or replacing the defaults.")
-@click.option("--confidence", type=click.Choice(["max", "mean-boost"]), default="max",
-              show_default=True, help="How merged findings combine confidence.")
+              help="TOML: cross-validation rules added to or replacing the defaults, and "
+                   "settings (thresholds, agent weights).")
+@click.option("--confidence", type=click.Choice(["max", "mean-boost"]), default=None,
+              help="How merged findings combine confidence.  [default: max]")
 @click.option("--format", "fmt", type=click.Choice(list(REPORT_FORMATS)), default="markdown",
               show_default=True, help="Report format.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True,
@@ -102,8 +109,9 @@ def _failing(report: Report, fail_on: str) -> int:
               help="Write the report here instead of stdout (- is stdout).")
 @click.option("--fail-on", type=click.Choice(_FAIL_ON), default="never", show_default=True,
               help="Exit 1 when a finding is at least this severe.")
-def command(paths: tuple[str, ...], dedupe: str, window: int | None, rules_file: str | None,
-            confidence: str, fmt: str, output: str | None, fail_on: str) -> int:
+def command(paths: tuple[str, ...], dedupe: str | None, window: int | None,
+            rules_file: str | None, confidence: str | None, fmt: str, output: str | None,
+            fail_on: str) -> int:
     """Aggregate replies (files, directories, globs, - for stdin; JSONL or JSON of
     Results; SARIF logs) into one report."""
     policy = _policy(dedupe, window, rules_file, confidence)
