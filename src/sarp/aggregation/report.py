@@ -2,7 +2,7 @@
 #
 # JSON shape (field names are the contract; see README "Aggregating results"):
 #   findings[]  merged findings, G1.. after sorting by severity, type, location; each
-#               with `sources` [{result, index, id, agent, severity}] pointing back to
+#               with `sources` [{result, index, id, agent, severity, native_severity}] back to
 #               every input finding it merges, `reported_by`, `occurrences`, `notes`
 #               (severity disagreements, rule notes) and `escalations` (rule that fired,
 #               from and to severity)

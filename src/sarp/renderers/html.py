@@ -49,14 +49,15 @@ h2 { margin-top: 2rem; border-bottom: 1px solid var(--rule); padding-bottom: 0.2
 .verdict-fix { color: var(--critical); }
 .verdict-review { color: var(--major); }
 .verdict-ready { color: var(--ok); }
-.stats { display: flex; flex-wrap: wrap; gap: 2rem; }
+.stats { display: flex; flex-wrap: wrap; gap: 2rem; align-items: flex-start; }
 .stats table { min-width: 12rem; }
 table { border-collapse: collapse; }
 th, td { text-align: left; vertical-align: top; padding: 0.3rem 0.6rem;
   border-bottom: 1px solid var(--rule); }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .wide { width: 100%; }
-.wide td { overflow-wrap: anywhere; }
+.wide td { overflow-wrap: break-word; }
+.wide td.mono { overflow-wrap: anywhere; }
 th button { all: unset; cursor: pointer; font-weight: 600; }
 th button:focus-visible { outline: 2px solid var(--ink); }
 th[aria-sort="ascending"] button::after { content: " \\25B2"; }
