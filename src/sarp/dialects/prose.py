@@ -394,12 +394,33 @@ def _add_item(b: Builder, line: int, severity: str | None, text: str) -> None:
     b.add(raw)
 
 
+_FIELD_LABELS: Final = frozenset({"suggestion", "fix", "impact", "recommendation",
+                                   "suggested fix", "note"})
+
+
+def _field_label(line: str) -> bool:
+    """`**Suggestion:** text`, `**Fix**: text`: a labelled part of the finding above."""
+    if not line.startswith("**"):
+        return False
+    close = line.find("**", 2)
+    if close <= 2:
+        return False
+    label = line[2:close].strip()
+    if label.endswith(":"):
+        label = label[:-1]
+    elif not line[close + 2:].lstrip().startswith(":"):
+        return False
+    return label.strip().lower() in _FIELD_LABELS
+
+
 def _next_head(b: Builder, start: int, end: int) -> int:
     doc = b.doc
     for i in range(start + 1, end):
         if doc.kinds[i] != PLAIN:
             continue
         line = doc.lines[i].strip()
+        if _field_label(line):
+            continue  # `**Suggestion:** do x` inside a finding is its fix, not a new finding
         if line.startswith("#") or finding_head_line(line) is not None or \
                 _id_lead(line) is not None or (
                 severity_group(line) is not None and not line.startswith(("- ", "* "))):
