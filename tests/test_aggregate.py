@@ -475,14 +475,15 @@ def test_stated_coverage(stated: object, percent: float | None) -> None:
     assert report.results[0].coverage == percent
 
 
-def test_two_spellings_of_one_agent_do_not_corroborate() -> None:
+def test_agents_are_named_once_and_results_corroborate() -> None:
+    # two subagent runs are two reports, whatever their agents are called
     text = "`close()` leaks the handle when `flush()` fails"
     same = finding(5, title=text, kind="bug", confidence=60)
     results = [result("a", same, agent="Code Reviewer"), result("b", same, agent="code-reviewer")]
     [merged] = aggregate(results, AggregationPolicy(dedupe="exact", confidence="mean-boost",
                                                     rules=())).findings
-    assert merged.reported_by == ["Code Reviewer"] and not merged.corroborated
-    assert merged.confidence == 60.0
+    assert merged.reported_by == ["Code Reviewer"] and merged.corroborated
+    assert merged.confidence == 70.0
 
 
 def test_confidence_ignores_what_is_not_a_percent() -> None:

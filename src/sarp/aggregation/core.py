@@ -176,7 +176,8 @@ def _merge(items: list[Entry], members: list[int]) -> ReportFinding:
         location=location, counter_location=lead.counter_location,
         description=lead.description, impact=impact, suggestion=suggestion,
         confidence=None, reported_by=agents, occurrences=len(group),
-        corroborated=len(agents) > 1, sources=sources, notes=notes, escalations=[])
+        # two results are two independent reports, even from agents with one name
+        corroborated=len(group) > 1, sources=sources, notes=notes, escalations=[])
 
 
 def _distinct_agents(names: Iterable[str]) -> list[str]:
@@ -298,7 +299,7 @@ def _confidence(items: list[Entry], members: list[int],
     total = sum(weights)
     mean = (sum(w * v for w, (_, v) in zip(weights, said, strict=True)) / total if total
             else sum(v for _, v in said) / len(said))
-    agreeing = len({agent_key(items[m].agent) for m in members})
+    agreeing = len(members)  # one per result: a cluster never holds two of one result
     return min(100.0, round(mean + 10.0 * (agreeing - 1), 2))
 
 

@@ -88,7 +88,7 @@ class ReportFinding(_Record):
     confidence: float | None = None
     reported_by: list[str]
     occurrences: int
-    corroborated: bool = False
+    corroborated: bool = False  # reported by more than one result, or a rule corroborated it
     sources: list[Source]
     notes: list[str] = Field(default_factory=list)
     escalations: list[Escalation] = Field(default_factory=list)
