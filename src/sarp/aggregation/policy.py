@@ -21,6 +21,7 @@
 # with its path (`rule[2].action: ...`) in one `RulesError`, as packaging does.
 from __future__ import annotations
 
+import functools
 import re
 import tomllib
 from collections.abc import Mapping
@@ -47,6 +48,7 @@ DEDUPE_POLICIES: Final = ("similar", "exact", "proximity", "off")
 _SEPARATORS = re.compile(r"[\s_/]+")
 
 
+@functools.lru_cache(maxsize=4096)
 def agent_key(name: str) -> str:
     """Agent names compared loosely: `Code Reviewer`, `code_reviewer` and
     `code-reviewer` are one agent."""

@@ -129,6 +129,7 @@ class Tokenizer:
         self._words: dict[str, Tokens] = {}
         self._calls: dict[str, Tokens] = {}
         self._spans: dict[str, Tokens] = {}
+        self._plain: dict[str, str | None] = {}  # word -> its stem when it is a plain word
 
     def _span(self, code: str) -> Tokens:
         found = self._spans.get(code)
@@ -182,15 +183,20 @@ class Tokenizer:
                     found = self._word(word, bool(call))
                     if call:
                         calls.append(word)
-                    elif found and not _is_identifier(word):
-                        plain.add(found[0][0])
+                    else:
+                        stem = self._plain.get(word, "")
+                        if stem == "":
+                            stem = self._plain[word] = found[0][0] if found and \
+                                not _is_identifier(word) else None
+                        if stem is not None:
+                            plain.add(stem)
                 elif code:
                     found = self._span(code)
                 else:
                     found = self._quoted(quoted)
-                if boost != 1.0:
-                    lead_tokens.update(token for token, _ in found)
                 for token, factor in found:
+                    if boost != 1.0:
+                        lead_tokens.add(token)
                     factor *= boost
                     if tokens.get(token, 0.0) < factor:
                         tokens[token] = factor
