@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
+from collections.abc import Iterator
 from operator import mul
 from typing import TYPE_CHECKING, Final
 
@@ -348,26 +349,18 @@ def _block(entry: Entry) -> str | None:
 
 
 def _candidates(items: list[Entry], profiles: list[Profile], df: dict[str, int],
-                window: int) -> set[tuple[int, int]]:
-    """Pairs worth scoring: same block and near lines, or a shared rare token. Tokens
-    common across the whole batch never index (they cannot make a pair similar alone)."""
-    pairs: set[tuple[int, int]] = set()
+                window: int) -> Iterator[set[tuple[int, int]]]:
+    """Pairs worth scoring, one file block at a time (so they never all sit in memory):
+    same block and near lines, or a shared rare token. Tokens common across the whole
+    batch never index (they cannot make a pair similar alone)."""
     blocks: dict[str | None, list[int]] = defaultdict(list)
     for position, entry in enumerate(items):
         blocks[_block(entry)].append(position)
     loose = blocks.pop(None, [])
-
-    def add(group: list[int]) -> None:
-        for x in range(len(group)):
-            i = group[x]
-            ri = items[i].result_order
-            for j in group[x + 1:]:
-                if ri != items[j].result_order:
-                    pairs.add((i, j) if i < j else (j, i))
-
     for members in blocks.values():
         if len(members) < 2:
             continue
+        pairs: set[tuple[int, int]] = set()
         postings: dict[str, list[int]] = defaultdict(list)
         for i in members:
             for token in profiles[i].vector:
@@ -375,7 +368,10 @@ def _candidates(items: list[Entry], profiles: list[Profile], df: dict[str, int],
                     postings[token].append(i)
         for posting in postings.values():
             if 1 < len(posting) <= RARE:
-                add(posting)
+                for x, i in enumerate(posting):
+                    ri = items[i].result_order
+                    pairs.update((i, j) for j in posting[x + 1:]
+                                 if ri != items[j].result_order)
         lined = sorted((min(profiles[i].lines)[0], i) for i in members if profiles[i].lines)
         for x, (line, i) in enumerate(lined):
             ri = items[i].result_order
@@ -384,8 +380,10 @@ def _candidates(items: list[Entry], profiles: list[Profile], df: dict[str, int],
                     break
                 if ri != items[j].result_order:
                     pairs.add((i, j) if i < j else (j, i))
+        yield pairs
     if loose:
         # findings that name no file meet everything through the batch's rare tokens
+        pairs = set()
         postings = defaultdict(list)
         for i, prof in enumerate(profiles):
             for token in prof.vector:
@@ -397,7 +395,7 @@ def _candidates(items: list[Entry], profiles: list[Profile], df: dict[str, int],
                 for j in postings.get(token, ()):
                     if j != i and ri != items[j].result_order:
                         pairs.add((i, j) if i < j else (j, i))
-    return pairs
+        yield pairs
 
 
 def _twins(items: list[Entry]) -> list[list[int]]:
@@ -436,16 +434,19 @@ def similar_clusters(items: list[Entry], policy: AggregationPolicy) -> list[list
     scored: dict[tuple[int, int], float] = {}
     strong: list[tuple[float, int, int]] = []
     window = policy.window
-    for i, j in _candidates(heads, profiles, df, window):
-        a, b = heads[i], heads[j]
-        if a.path != b.path and a.path is not None and b.path is not None \
-                and not _same_file(a.path, b.path):
-            continue
-        value = score(profiles[i], profiles[j], a, b, window)
-        if value > 0:
-            scored[(i, j)] = value
-            if value >= threshold:
-                strong.append((-value, i, j))
+    for block in _candidates(heads, profiles, df, window):
+        for i, j in block:
+            a, b = heads[i], heads[j]
+            if a.path != b.path and a.path is not None and b.path is not None \
+                    and not _same_file(a.path, b.path):
+                continue
+            value = score(profiles[i], profiles[j], a, b, window)
+            # a pair under the floor blocks its clusters' merge exactly as an unscored
+            # pair does, so only pairs at or over it are kept
+            if value >= PAIR_FLOOR:
+                scored[(i, j)] = value
+                if value >= threshold:
+                    strong.append((-value, i, j))
     strong.sort()  # strongest first; ties in canonical order
     size = [len(node) for node in nodes]
     owner = list(range(len(nodes)))
