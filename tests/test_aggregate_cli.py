@@ -203,3 +203,21 @@ def test_fail_on_fails_when_nothing_was_reviewed(tmp_path: Path,
     assert main(["aggregate", str(tmp_path), "--fail-on", "critical"]) == 1
     assert "no result was complete" in capsys.readouterr().err
     assert main(["aggregate", str(tmp_path)]) == 0  # without a gate, a report is a report
+
+
+def test_the_readme_python_example_prints_what_the_readme_says() -> None:
+    # the "Aggregating results" example: run its code, compare with its `# ` output lines
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = readme.index('```python\nimport sarp\n\nresults = sarp.load_results')
+    block = readme[start + len("```python\n"): readme.index("```", start + 10)]
+    code = "\n".join(line for line in block.splitlines() if not line.startswith("# "))
+    expected = [line[2:] for line in block.splitlines() if line.startswith("# ")]
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    printed: list[str] = []
+    try:
+        exec(compile(code, "README.md", "exec"),  # our own README's example, nothing else
+             {"print": lambda *args: printed.append(" ".join(map(str, args)))})
+    finally:
+        os.chdir(cwd)
+    assert printed == expected
