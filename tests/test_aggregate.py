@@ -476,15 +476,15 @@ def test_stated_coverage(stated: object, percent: float | None) -> None:
     assert report.results[0].coverage == percent
 
 
-def test_agents_are_named_once_and_results_corroborate() -> None:
-    # two subagent runs are two reports, whatever their agents are called
+def test_two_spellings_of_one_agent_do_not_corroborate() -> None:
+    # seed 004 counts agreeing agents: one agent's retry is not a second opinion
     text = "`close()` leaks the handle when `flush()` fails"
     same = finding(5, title=text, kind="bug", confidence=60)
     results = [result("a", same, agent="Code Reviewer"), result("b", same, agent="code-reviewer")]
     [merged] = aggregate(results, AggregationPolicy(dedupe="exact", confidence="mean-boost",
                                                     rules=())).findings
-    assert merged.reported_by == ["Code Reviewer"] and merged.corroborated
-    assert merged.confidence == 70.0
+    assert merged.reported_by == ["Code Reviewer"] and not merged.corroborated
+    assert merged.confidence == 60.0 and merged.occurrences == 2
 
 
 def test_confidence_ignores_what_is_not_a_percent() -> None:
@@ -533,3 +533,29 @@ def test_an_empty_reply_is_a_failure_to_retry_not_a_partial() -> None:
     report = aggregate([empty, result("ok", finding(1, title="x"))])
     assert report.results[0].bucket == "ERROR"
     assert report.decision is Decision.RETRY
+
+
+def test_identical_findings_in_two_files_of_one_name_stay_apart() -> None:
+    text = "`load()` never closes the file it opens"
+    report = aggregate([result("a", finding(3, path="pkg_a/__init__.py", title=text)),
+                        result("b", finding(3, path="pkg_b/__init__.py", title=text))])
+    assert report.stats.findings == 2
+
+
+def test_short_findings_about_one_defect_still_merge() -> None:
+    report = aggregate([result("a", finding(40, title="Race in `refresh()`")),
+                        result("b", finding(40, title="`refresh()` race"))])
+    assert report.stats.findings == 1
+
+
+def test_identical_anonymous_results_merge_as_partial_reports() -> None:
+    clean = build(Result, dialect="text", status=Status.CLEAN,
+                  conformance=Conformance.CONFORMANT)
+    whole = aggregate([clean, clean.model_copy()])
+    merged = aggregate([clean]).merge(aggregate([clean.model_copy()]))
+    assert merged.model_dump() == whole.model_dump() and len(whole.results) == 2
+
+
+def test_a_rule_needs_two_different_agents() -> None:
+    with pytest.raises(RulesError, match="two different agents"):
+        rules_from_data({"rule": [{"agents": ["qa", "QA"], "action": "note"}]})

@@ -221,3 +221,38 @@ def test_the_readme_python_example_prints_what_the_readme_says() -> None:
     finally:
         os.chdir(cwd)
     assert printed == expected
+
+
+def test_stdin_is_judged_by_content(monkeypatch: pytest.MonkeyPatch,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    import io
+    import sys
+
+    log = ('{"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "lint"}}, "results": '
+           '[{"ruleId": "r1", "level": "error", "message": {"text": "boom"}, "locations": '
+           '[{"physicalLocation": {"artifactLocation": {"uri": "a.py"}, '
+           '"region": {"startLine": 3}}}]}]}]}')
+    two = load_results([str(EXAMPLE)])[:2]
+    jsonl = "\n".join(r.model_dump_json() for r in two)
+    for text, findings in ((log, 1), (jsonl, sum(len(r.findings) for r in two))):
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
+        assert main(["aggregate", "-", "--format", "json", "--dedupe", "off"]) == 0
+        assert json.loads(capsys.readouterr().out)["stats"]["input_findings"] == findings
+
+
+def test_a_lone_surrogate_inside_a_reply_is_replaced() -> None:
+    reply = '```json\n{"status": "FINDINGS", "findings": [{"severity": "major", ' \
+            '"description": "boom \\ud800", "location": "a.py:3"}]}\n```\n'
+    [result] = load_text(reply, "reply.md")
+    assert "\ufffd" in (result.findings[0].description or "")
+    json.loads(aggregate([result]).model_dump_json())
+
+
+def test_plain_id_leads_keep_their_place_and_ordinary_words_are_not_ids() -> None:
+    import sarp
+
+    reply = ("### Warnings\n\nW1 – client.py:40: token is logged\n\n"
+             "OAuth2: the flow itself is fine\n\nW2 – client.py:90: retry loops forever\n")
+    found = sarp.parse(reply).findings
+    assert [(f.id, f.location.raw if f.location else None, f.title) for f in found] == [
+        ("W1", "client.py:40", "token is logged"), ("W2", "client.py:90", "retry loops forever")]

@@ -70,7 +70,8 @@ def aggregate(results: Iterable[Result], policy: AggregationPolicy | None = None
 
 
 def _aggregate(results: Iterable[Result], policy: AggregationPolicy) -> Report:
-    ordered = _canonical(list(results))
+    given = list(results)
+    ordered = _canonical(given)
     items = entries(ordered)
     clusters = cluster(items, policy)
     findings = [_merge(items, members) for members in clusters]
@@ -87,8 +88,10 @@ def _aggregate(results: Iterable[Result], policy: AggregationPolicy) -> Report:
         coverage=_coverage(rows), gaps=[_gap(row) for row in rows if row.reason is not None],
         decision=_decision(rows, findings), verdict=_verdict(findings, rows, policy),
         policy=policy.describe())
+    # the inputs as given (a result without an id keeps none), so a merge names it again
+    # among all the inputs; `_by_id` finds them under the ids this report gave them
     object.__setattr__(report, "__pydantic_private__", {
-        "_inputs": ordered, "_by_id": {r.id: r for r in ordered}, "_settings": policy})
+        "_inputs": given, "_by_id": {r.id: r for r in ordered}, "_settings": policy})
     return report
 
 
@@ -99,7 +102,8 @@ def merge_reports(a: Report, b: Report) -> Report:
     if (a.results and not a.inputs) or (b.results and not b.inputs):
         raise ValueError("a report read back from JSON has no inputs to merge; "
                          "merge reports made by aggregate() in this or another process")
-    clash = {r.id for r in a.inputs} & {r.id for r in b.inputs}
+    clash = {r.id for r in a.inputs if r.id is not None} & \
+        {r.id for r in b.inputs if r.id is not None}
     if clash:
         raise ValueError(f"both reports contain result(s) {', '.join(sorted(map(str, clash)))}")
     return aggregate([*a.inputs, *b.inputs], policy)
@@ -176,8 +180,8 @@ def _merge(items: list[Entry], members: list[int]) -> ReportFinding:
         location=location, counter_location=lead.counter_location,
         description=lead.description, impact=impact, suggestion=suggestion,
         confidence=None, reported_by=agents, occurrences=len(group),
-        # two results are two independent reports, even from agents with one name
-        corroborated=len(group) > 1, sources=sources, notes=notes, escalations=[])
+        # agreement is between agents (seed 004): one agent's retry does not corroborate
+        corroborated=len(agents) > 1, sources=sources, notes=notes, escalations=[])
 
 
 def _distinct_agents(names: Iterable[str]) -> list[str]:
@@ -236,13 +240,20 @@ def _fired(rule: Rule, agents: list[set[str]], by_agent: dict[str, list[int]],
     first, second = rule.sides()
     if first not in by_agent:
         return set()
-    others = [name for name in places if name != first] if second == "any" else [second]
     fired = {k for k in by_agent[first]
              if len(agents[k]) > 1 and (second == "any" or second in agents[k])}
-    for other in others:
-        fired |= _near(places.get(first, {}), places.get(other, {}), window)
-        fired |= _near(places.get(other, {}), places.get(first, {}), window)
-    return fired
+    mine = places.get(first, {})
+    if second == "any":
+        theirs: dict[str, list[tuple[int, int]]] = defaultdict(list)
+        for name, files in places.items():
+            if name != first:
+                for path, rows in files.items():
+                    theirs[path].extend(rows)
+        for rows in theirs.values():
+            rows.sort()
+    else:
+        theirs = places.get(second, {})
+    return fired | _near(mine, theirs, window) | _near(theirs, mine, window)
 
 
 def _near(mine: dict[str, list[tuple[int, int]]], theirs: dict[str, list[tuple[int, int]]],
@@ -254,12 +265,17 @@ def _near(mine: dict[str, list[tuple[int, int]]], theirs: dict[str, list[tuple[i
         if not near:
             continue
         lines = [line for line, _ in near]
+        # past_run[i]: the first entry after the run of entries equal to near[i]
+        past_run = list(range(1, len(near) + 1))
+        for i in range(len(near) - 2, -1, -1):
+            if near[i] == near[i + 1]:
+                past_run[i] = past_run[i + 1]
         for line, k in rows:
             i = bisect.bisect_left(lines, line - window)
             high = bisect.bisect_right(lines, line + window)
-            # skip k's own places (at most one per result of k): another finding near?
+            # skip k's own places: one run per line, so at most 2 * window + 1 jumps
             while i < high and near[i][1] == k:
-                i += 1
+                i = past_run[i]
             if i < high:
                 found.add(k)
     return found
@@ -299,7 +315,7 @@ def _confidence(items: list[Entry], members: list[int],
     total = sum(weights)
     mean = (sum(w * v for w, (_, v) in zip(weights, said, strict=True)) / total if total
             else sum(v for _, v in said) / len(said))
-    agreeing = len(members)  # one per result: a cluster never holds two of one result
+    agreeing = len({agent_key(items[m].agent) for m in members})
     return min(100.0, round(mean + 10.0 * (agreeing - 1), 2))
 
 

@@ -9,9 +9,7 @@
 from __future__ import annotations
 
 import glob
-import json
 import os
-import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -21,6 +19,7 @@ from sarp.diagnostics import make
 from sarp.dialects.sarif import is_sarif, results_from_sarif
 from sarp.model import Conformance, Delivery, Result, Status, build
 from sarp.parsing import parse
+from sarp.text import jsontext
 
 __all__ = ["InputError", "distinct_ids", "expand", "load_file", "load_results", "load_text"]
 
@@ -100,21 +99,34 @@ def load_file(path: Path) -> list[Result]:
 
 def load_text(text: str, source: str) -> list[Result]:
     """The Results in `text` read from `source`: a JSONL file of Results, a JSON Result
-    or list of Results (what `sarp parse` writes), a SARIF log, or a reply."""
+    or list of Results (what `sarp parse` writes), a SARIF log, or a reply. The name's
+    extension decides first; text from stdin or of another name is judged by content."""
     name = source.lower()
-    if name.endswith((".jsonl", ".json", ".sarif")):
-        text = _clean(text)
     if name.endswith(".jsonl"):
         return _jsonl(text, source)
-    if name.endswith((".sarif", ".sarif.json")) or (name.endswith(".json") and is_sarif(text)):
+    if name.endswith((".sarif", ".sarif.json")) or is_sarif(text):
         return results_from_sarif(text, source)
-    if name.endswith(".json"):
+    if text.lstrip()[:1] in ("{", "["):
         stored = _stored_results(text, source)
         if stored is not None:
             return stored
+        if not name.endswith(".json") and _looks_like_jsonl(text):
+            return _jsonl(text, source)
     result = parse(text)
     result.id = source
     return [result]
+
+
+def _looks_like_jsonl(text: str) -> bool:
+    """Several lines, the first of them a whole Result object."""
+    first, _, rest = text.strip().partition("\n")
+    if not rest.strip():
+        return False
+    try:
+        value = jsontext.loads(first)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(value, dict) and {"dialect", "status", "conformance"} <= value.keys()
 
 
 def _printable(text: str) -> str:
@@ -122,22 +134,12 @@ def _printable(text: str) -> str:
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
-# `\ud800` alone (no partner) in JSON decodes to a string no encoder can write
-_LONE_SURROGATE = re.compile(
-    r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
-    r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}")
-
-
-def _clean(text: str) -> str:
-    return _LONE_SURROGATE.sub(r"\\ufffd", text) if "\\u" in text else text
-
-
 def _stored_results(text: str, source: str) -> list[Result] | None:
     """Results as `sarp parse --format json` writes them: one object, or a list. None
     when the JSON is not Results (then it is a reply in the json dialect)."""
     try:
-        data = json.loads(text)
-    except ValueError:
+        data = jsontext.loads(text)
+    except (ValueError, RecursionError):
         return None
     items = data if isinstance(data, list) else [data]
     if not items or not all(isinstance(item, dict) and {"dialect", "status", "conformance"}
@@ -171,14 +173,17 @@ def _jsonl(text: str, source: str) -> list[Result]:
             continue
         where = f"{source}:{number}"
         try:
-            result = Result.model_validate_json(line)
+            if jsontext.has_surrogate_escape(line):  # decode, scrub, then validate
+                result = Result.model_validate(jsontext.loads(line))
+            else:
+                result = Result.model_validate_json(line)
         except ValidationError as exc:
             out.append(_unreadable(where, make("SARP006", number, line=number, source=source,
                                                error=_first_error(exc)), raw=line))
             continue
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             out.append(_unreadable(where, make("SARP006", number, line=number, source=source,
-                                               error=str(exc)), raw=line))
+                                               error=str(exc)[:200]), raw=line))
             continue
         result.id = where
         out.append(result)

@@ -116,7 +116,7 @@ class AggregationPolicy:
         if self.fix_first_at < 1 or self.review_above < 0:
             raise ValueError("fix_first_at must be at least 1 and review_above at least 0")
         if not 0 < self.similar_threshold <= 10:
-            raise ValueError("similar_threshold must be above 0")
+            raise ValueError("similar_threshold must be above 0 and at most 10")
         bad = sorted(name for name, weight in self.agent_weights.items()
                      if not weight >= 0 or weight == float("inf"))
         if bad:
@@ -128,6 +128,7 @@ class AggregationPolicy:
             "dedupe": self.dedupe, "window": self.window, "confidence": self.confidence,
             "rules": [rule.name for rule in self.rules],
             "fix_first_at": self.fix_first_at, "review_above": self.review_above,
+            "similar_threshold": self.similar_threshold,
             "agent_weights": dict(sorted(self.agent_weights.items())),
         }
 
@@ -167,7 +168,7 @@ def load_rules(path: str | Path) -> RulesFile:
     """The rules, and the settings the file gives (keys of AggregationPolicy), from TOML."""
     source = str(path)
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8-sig"))
     except (OSError, UnicodeDecodeError) as exc:
         raise RulesError(source, [f"cannot read: {exc}"]) from None
     except tomllib.TOMLDecodeError as exc:
@@ -229,6 +230,9 @@ def _rule(raw: Any, path: str, errors: list[str]) -> Rule | None:
         agents = None
     elif agent_key(agents[0]) == "any":
         errors.append(f'{path}.agents: "any" may only be the second agent')
+        agents = None
+    elif agent_key(agents[0]) == agent_key(agents[1]):
+        errors.append(f"{path}.agents: two different agents (a rule compares two reports)")
         agents = None
     action = raw.get("action")
     if action not in ACTIONS:

@@ -88,7 +88,7 @@ class ReportFinding(_Record):
     confidence: float | None = None
     reported_by: list[str]
     occurrences: int
-    corroborated: bool = False  # reported by more than one result, or a rule corroborated it
+    corroborated: bool = False  # reported by more than one agent, or a rule corroborated it
     sources: list[Source]
     notes: list[str] = Field(default_factory=list)
     escalations: list[Escalation] = Field(default_factory=list)
@@ -149,7 +149,7 @@ class Report(_Record):
 
     @property
     def inputs(self) -> list[Result]:
-        """The Results this report was aggregated from, sorted by id."""
+        """The Results this report was aggregated from, as given (ids as given)."""
         return self._inputs
 
     def merge(self, other: Report) -> Report:

@@ -40,12 +40,14 @@ __all__ = ["Profile", "Tokenizer", "file_key", "profile", "score", "similar_clus
 CODE_FACTOR: Final = 2.0  # identifiers, code spans, quoted strings
 RARE: Final = 24  # longest posting list (in one file) that still generates candidates
 INDEXABLE: Final = 1000  # tokens more frequent in the whole batch are never indexed
+RARE_LOOSE: Final = 64  # longest batch-wide posting list for findings that name no file
 NEAR_CANDIDATES: Final = 24  # line neighbours tried per finding
 OVERLAP_BONUS: Final = 0.1  # line ranges overlap
 NEAR_BONUS: Final = 0.08  # within the window
 FAR_PENALTY: Final = 0.15  # more than FAR lines apart
 FAR: Final = 60
 MAX_RANGES: Final = 16  # line ranges read from one finding's text
+MAX_SYMBOLS: Final = 16  # functions one finding names that the symbol check compares
 TYPE_BONUS: Final = 0.04
 SYMBOL_PENALTY: Final = 0.10
 LEAD_FACTOR: Final = 1.5  # words of the title (or first sentence) weigh this much more
@@ -202,7 +204,7 @@ class Tokenizer:
                     if tokens.get(token, 0.0) < factor:
                         tokens[token] = factor
         symbols = set()
-        for call in calls:
+        for call in calls[:MAX_SYMBOLS]:
             name = call.lower().rsplit(".", 1)[-1]
             if name and name not in _BUILTINS and (_is_identifier(call)
                                                    or "`" + name in tokens):
@@ -242,11 +244,13 @@ def _line_ranges(entry: Entry, text: str) -> tuple[tuple[int, int], ...]:
     for loc in (finding.location, finding.counter_location):
         if loc is None:
             continue
-        ranges.extend((one.line, one.end_line if one.end_line is not None
-                       and one.end_line >= one.line else one.line)
-                      for one in (loc, *loc.extra)
-                      if one.line is not None and (one.path is None or loc is finding.location
-                                                   or _same_file(one.path, entry.path)))
+        for one in (loc, *loc.extra):
+            if len(ranges) >= 2 * MAX_RANGES:  # a cell listing thousands of places
+                break
+            if one.line is not None and (one.path is None or loc is finding.location
+                                         or _same_file(one.path, entry.path)):
+                ranges.append((one.line, one.end_line if one.end_line is not None
+                               and one.end_line >= one.line else one.line))
     return tuple(ranges)
 
 
@@ -295,7 +299,8 @@ def score(a: Profile, b: Profile, ea: Entry, eb: Entry, window: int) -> float:
     """How surely two findings report the same defect (profiles weighted by the batch)."""
     # a shared name (`load_config()`, `__repr__`) is a place, not a defect: two findings
     # must share at least two words they say in words
-    if len(a.words & b.words) < MIN_SHARED:
+    # (a finding of one or two words needs only what it has: "Race in `refresh()`")
+    if len(a.words & b.words) < min(MIN_SHARED, max(1, len(a.words)), max(1, len(b.words))):
         return 0.0
     va, vb = a.vector, b.vector
     if not (a.norm and b.norm):
@@ -387,7 +392,7 @@ def _candidates(items: list[Entry], profiles: list[Profile], df: dict[str, int],
         postings = defaultdict(list)
         for i, prof in enumerate(profiles):
             for token in prof.vector:
-                if df[token] <= RARE:
+                if df[token] <= RARE_LOOSE:
                     postings[token].append(i)
         for i in loose:
             ri = items[i].result_order
@@ -408,7 +413,8 @@ def _twins(items: list[Entry]) -> list[list[int]]:
         text = " ".join(" ".join(part for part in (finding.title, finding.description,
                                                    finding.impact, finding.suggestion)
                                  if part).lower().split())
-        groups[(_block(entry), entry.line, text)].append(position)
+        place = file_key(entry.path) if entry.path is not None else _block(entry)
+        groups[(place, entry.line, text)].append(position)
     nodes: list[list[int]] = []
     for positions in groups.values():
         seen: dict[int, int] = defaultdict(int)

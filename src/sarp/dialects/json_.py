@@ -16,6 +16,7 @@ from typing import Any, Final
 
 from sarp.dialects.base import Builder, RawFinding
 from sarp.model import Result, Severity
+from sarp.text import jsontext
 from sarp.text.lines import Document
 from sarp.vocab import STATUS
 
@@ -161,12 +162,12 @@ def _repair(text: str) -> tuple[str, list[str], bool]:
 def decode_object(text: str) -> tuple[Any, list[str], bool]:
     """(value, repairs applied, truncated); value is None when nothing decodes."""
     try:
-        return json.loads(text), [], False
+        return jsontext.loads(text), [], False
     except (ValueError, RecursionError):
         pass  # not valid as written: fall through to the repairing scanner
     repaired, fixes, truncated = _repair(text)
     try:
-        return json.loads(repaired), fixes, truncated
+        return jsontext.loads(repaired), fixes, truncated
     except (ValueError, RecursionError):
         return None, fixes, truncated
 

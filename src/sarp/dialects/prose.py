@@ -258,7 +258,7 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
             # `**SEC-4 — a.py:3: title.**` or `W1 – a.py:3: text` under `### WARNING`: a
             # finding whose body (bullets included) runs to the next such lead
             raw = RawFinding(line=i, severity=group)
-            raw.id, raw.title = lead
+            raw.id, raw.title, raw.location = lead
             i = _add_block(b, raw, end)
             count += 1
             continue
@@ -326,8 +326,13 @@ def _numbered_finding(match: re.Match[str], line: int) -> RawFinding:
     return raw
 
 
-def _id_lead(line: str) -> tuple[str, str] | None:
-    """(id, title) of a paragraph led by an id: `**SEC-4 — title**`, `W1 – a.py:3: text`."""
+# a plain (not bold) paragraph lead needs an id in the usual shape: W1, SEC-3, CR_12
+_PLAIN_LEAD_ID: Final = re.compile(r"[A-Z]{1,5}[-_]?\d{1,4}")
+
+
+def _id_lead(line: str) -> tuple[str, str, str | None] | None:
+    """(id, title, place) of a paragraph led by an id: `**SEC-4 — title**`,
+    `W1 – a.py:3: text` (the place that leads the title is the finding's location)."""
     if line.startswith("**"):
         close = line.find("**", 2)
         if close <= 2:
@@ -338,21 +343,24 @@ def _id_lead(line: str) -> tuple[str, str] | None:
     else:
         return None
     match = _LEADING_ID.match(lead)
-    if match is not None and lead is line and not match["sep"]:
-        return None  # a plain paragraph needs `ID:` or `ID –`, not just a word like "F1 is"
+    if match is not None and lead is line and (
+            not match["sep"] or _PLAIN_LEAD_ID.fullmatch(match["id"]) is None):
+        return None  # a plain paragraph needs `W1:` or `W1 –`, not "F1 is" or "OAuth2:"
     if match is None or not match["rest"].strip() or not common.is_id_like(match["id"]):
         return None
-    return match["id"], _after_places(match["rest"].strip()).rstrip(".")
+    title, place = _after_places(match["rest"].strip())
+    return match["id"], title.rstrip("."), place
 
 
-def _after_places(text: str) -> str:
-    """`a.py:3`, `a.py:9`: title` -> `title`: the places lead, the title follows them."""
-    rest = text
+def _after_places(text: str) -> tuple[str, str | None]:
+    """`a.py:3`, `a.py:9`: title` -> (`title`, `a.py:3`): places lead, the title follows."""
+    rest, first = text, None
     while True:
         place = common.location_in(rest)
         bare = rest.lstrip("` ")
         if not place or not bare.startswith(place):
-            return rest if rest else text
+            return (rest, first) if rest else (text, first)
+        first = first or place
         rest = bare[len(place):].lstrip("`").lstrip(",:—–- ")
 
 

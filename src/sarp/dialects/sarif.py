@@ -38,7 +38,6 @@
 #   == "reply"`: the finding named no file) is read as no file.
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections import Counter
@@ -60,6 +59,7 @@ from sarp.model import (
     Status,
     build,
 )
+from sarp.text import jsontext
 
 __all__ = ["LEVEL_SEVERITY", "is_sarif", "results_from_sarif"]
 
@@ -125,7 +125,7 @@ def _number(digits: str) -> int | float:
 
 def _loads(text: str) -> Any:
     try:
-        return json.loads(text, parse_int=_number)
+        return jsontext.loads(text, parse_int=_number)
     except (ValueError, RecursionError):
         return None
 
