@@ -256,3 +256,12 @@ def test_plain_id_leads_keep_their_place_and_ordinary_words_are_not_ids() -> Non
     found = sarp.parse(reply).findings
     assert [(f.id, f.location.raw if f.location else None, f.title) for f in found] == [
         ("W1", "client.py:40", "token is logged"), ("W2", "client.py:90", "retry loops forever")]
+
+
+def test_markdown_leaves_code_spans_as_written_and_links_inert() -> None:
+    from sarp.renderers.markdown import _html_safe
+
+    assert _html_safe("see `x[0] < y` and [here](javascript:alert(1)) <b>") == \
+        "see `x[0] < y` and \\[here\\](javascript:alert(1)) &lt;b&gt;"
+    # an unpaired backtick cannot pair with one in the next agent string on the line
+    assert _html_safe("a ` <img src=x>") == "a \\` &lt;img src=x&gt;"

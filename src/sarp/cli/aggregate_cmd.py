@@ -108,14 +108,19 @@ def _failing(report: Report, fail_on: str) -> int:
                                                 allow_dash=True), default=None,
               help="Write the report here instead of stdout (- is stdout).")
 @click.option("--fail-on", type=click.Choice(_FAIL_ON), default="never", show_default=True,
-              help="Exit 1 when a finding is at least this severe.")
+              help="Exit 1 when a finding is at least this severe, or no result is complete.")
 def command(paths: tuple[str, ...], dedupe: str | None, window: int | None,
             rules_file: str | None, confidence: str | None, fmt: str, output: str | None,
             fail_on: str) -> int:
     """Aggregate replies (files, directories, globs, - for stdin; JSONL or JSON of
     Results; SARIF logs) into one report."""
     policy = _policy(dedupe, window, rules_file, confidence)
-    report = aggregate(_load(paths), policy)
+    results = _load(paths)
+    if output is not None and output != "-":
+        # a report written into the run's folder is not a reply of the next run
+        target = Path(output).resolve()
+        results = [r for r in results if r.id is None or Path(r.id).resolve() != target]
+    report = aggregate(results, policy)
     text = render_report(report, fmt)
     if output is not None and output != "-":
         try:

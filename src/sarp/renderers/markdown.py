@@ -21,8 +21,19 @@ _CELL_LIMIT = 160
 
 
 def _html_safe(value: str) -> str:
-    # raw HTML in agent text must stay text in renderers that pass HTML through
-    return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """Raw HTML, links and images in agent text stay text wherever the report is rendered
+    (renderers that pass HTML through, previews that fetch images). Code spans are left
+    alone: Markdown shows their content as written, and escapes there would show."""
+    parts = value.split("`")
+    if len(parts) % 2 == 0:  # an unclosed backtick: no span, and none to pair elsewhere
+        return _inert(value).replace("`", "\\`")
+    return "`".join(part if odd else _inert(part) for odd, part in
+                    ((index % 2 == 1, part) for index, part in enumerate(parts)))
+
+
+def _inert(text: str) -> str:
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace("[", "\\[").replace("]", "\\]"))
 
 
 def _cell(text: object, limit: int = _CELL_LIMIT) -> str:
