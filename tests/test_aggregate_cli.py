@@ -265,3 +265,18 @@ def test_markdown_leaves_code_spans_as_written_and_links_inert() -> None:
         "see `x[0] < y` and \\[here\\](javascript:alert(1)) &lt;b&gt;"
     # an unpaired backtick cannot pair with one in the next agent string on the line
     assert _html_safe("a ` <img src=x>") == "a \\` &lt;img src=x&gt;"
+
+
+def test_the_readme_report_excerpt_is_real_output(capsys: pytest.CaptureFixture[str]) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = readme.index("```text\n# Aggregated review:")
+    shown = readme[start + len("```text\n"): readme.index("```", start + 8)].splitlines()
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        assert main(["aggregate", "examples/review-run"]) == 0
+    finally:
+        os.chdir(cwd)
+    printed = set(capsys.readouterr().out.splitlines())
+    # every line shown whole (abridged ones carry "...") is a line the command prints
+    assert [line for line in shown if line and "..." not in line and line not in printed] == []
