@@ -76,8 +76,9 @@ def _aggregate(results: Iterable[Result], policy: AggregationPolicy) -> Report:
     clusters = cluster(items, policy)
     findings = [_merge(items, members) for members in clusters]
     _cross_validate(findings, items, clusters, policy)
+    weights = {agent_key(name): weight for name, weight in policy.agent_weights.items()}
     for finding, members in zip(findings, clusters, strict=True):
-        finding.confidence = _confidence(items, members, policy)
+        finding.confidence = _confidence(items, members, policy, weights)
     order = sorted(range(len(findings)), key=lambda k: _sort_key(findings[k], clusters[k]))
     findings = [findings[k] for k in order]
     for number, finding in enumerate(findings, 1):
@@ -296,8 +297,8 @@ def _apply(number: int, rule: Rule, finding: ReportFinding, merged_as: Severity)
 # -- 4. confidence -----------------------------------------------------------------------
 
 
-def _confidence(items: list[Entry], members: list[int],
-                policy: AggregationPolicy) -> float | None:
+def _confidence(items: list[Entry], members: list[int], policy: AggregationPolicy,
+                weights_by_agent: dict[str, float]) -> float | None:
     said: list[tuple[str, float]] = []
     for m in members:
         entry = items[m]
@@ -310,8 +311,7 @@ def _confidence(items: list[Entry], members: list[int],
         return None
     if policy.confidence == "max":
         return max(value for _, value in said)
-    by_key = {agent_key(name): weight for name, weight in policy.agent_weights.items()}
-    weights = [by_key.get(agent, 1.0) for agent, _ in said]
+    weights = [weights_by_agent.get(agent, 1.0) for agent, _ in said]
     total = sum(weights)
     mean = (sum(w * v for w, (_, v) in zip(weights, said, strict=True)) / total if total
             else sum(v for _, v in said) / len(said))

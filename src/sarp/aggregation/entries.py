@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from sarp.model import Finding, Location, Result
 
-__all__ = ["Entry", "entries", "location_key", "name_of", "type_key"]
+__all__ = ["Entry", "entries", "location_key", "name_of", "section_key", "type_key"]
 
 
 class Entry:
@@ -35,7 +35,7 @@ class Entry:
             self.line = loc.line
             self.end = loc.end_line if loc.end_line is not None else loc.line
             if loc.section:
-                self.section = " ".join(loc.section.lower().split())
+                self.section = section_key(loc.section)
         self.type = type_key(finding.type)
 
 
@@ -48,6 +48,11 @@ def name_of(result_id: str | None) -> str:
     return stem.rsplit(".", 1)[0] if "." in stem[1:] else stem
 
 
+def section_key(section: str) -> str:
+    """`§ Errors` and `§  errors` are one section."""
+    return " ".join(section.lower().split())
+
+
 def type_key(text: str | None) -> str | None:
     return "-".join(text.lower().replace("_", " ").split()) if text else None
 
@@ -56,7 +61,7 @@ def location_key(loc: Location | None) -> tuple[object, ...] | None:
     """What `exact` compares: the place, not how it was written."""
     if loc is None:
         return None
-    section = " ".join(loc.section.lower().split()) if loc.section else None
+    section = section_key(loc.section) if loc.section else None
     return (loc.path, loc.line, loc.end_line, section, loc.symbol,
             tuple(location_key(extra) for extra in loc.extra))
 

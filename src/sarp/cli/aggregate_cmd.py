@@ -43,10 +43,8 @@ def _load(paths: tuple[str, ...]) -> list[Result]:
         return distinct_ids(results)
     columns = (TextColumn("reading replies"), BarColumn(), MofNCompleteColumn())
     with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
-        task = progress.add_task("read", total=len(files))
-        for file in files:
+        for file in progress.track(files, description="read"):
             results.extend(load_file(file))
-            progress.advance(task)
     return distinct_ids(results)
 
 
