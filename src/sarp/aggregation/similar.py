@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections import defaultdict
-from collections.abc import Iterator
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator
+from itertools import chain
 from operator import mul
 from typing import TYPE_CHECKING, Final
 
@@ -58,7 +59,7 @@ MIN_SHARED: Final = 2  # plain words (not parts of names) two findings must shar
 # one pass over a finding's text: a code span, a quoted string, or a word (`(` after it
 # marks a call)
 _TOKEN = re.compile(r"`(?P<code>[^`\n]{1,200})`"
-                    r"|(?<![A-Za-z0-9])(?P<q>['\"])(?P<quoted>[^'\"\n]{1,60})(?P=q)(?![A-Za-z0-9])"
+                    r"|(?P<q>['\"])(?<![A-Za-z0-9]['\"])(?P<quoted>[^'\"\n]{1,60})(?P=q)(?![A-Za-z0-9])"
                     r"|(?P<word>[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?P<call>\()?")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _LINES = re.compile(r"\b(?:[Ll]ines?|L)\s*(\d{1,7})(?:\s*(?:-|–|to)\s*(\d{1,7}))?"
@@ -83,12 +84,14 @@ called new use used uses using make makes made given gives thing things also e g
 
 
 Tokens = tuple[tuple[str, float], ...]
+Match = tuple[str, str, str, str, str]  # _TOKEN's groups: code, q, quoted, word, call
+Meaning = tuple[Tokens, str | None, str | None]  # see Tokenizer._meaning
 
 
 class Profile:
     """What the score needs from one finding, computed once per finding."""
 
-    __slots__ = ("lead", "lines", "norm", "symbols", "tokens", "vector", "words")
+    __slots__ = ("lead", "lines", "need", "norm", "symbols", "tokens", "vector", "words")
 
     def __init__(self, tokens: dict[str, float], symbols: frozenset[str],
                  lines: tuple[tuple[int, int], ...]) -> None:
@@ -98,6 +101,7 @@ class Profile:
         self.vector: dict[str, float] = {}  # token -> batch weight x kind factor
         self.lead: frozenset[str] = frozenset()  # tokens of the title or first sentence
         self.words: frozenset[str] = frozenset()  # the tokens that are words, not names
+        self.need = 1  # plain words another finding must share with this one (see score)
         self.norm = 0.0
 
 
@@ -132,7 +136,7 @@ class Tokenizer:
         self._words: dict[str, Tokens] = {}
         self._calls: dict[str, Tokens] = {}
         self._spans: dict[str, Tokens] = {}
-        self._plain: dict[str, str | None] = {}  # word -> its stem when it is a plain word
+        self._seen: dict[Match, Meaning] = {}  # one regex match -> what it adds
 
     def _span(self, code: str) -> Tokens:
         found = self._spans.get(code)
@@ -168,41 +172,57 @@ class Tokenizer:
             cache[word] = found
         return found
 
+    def _meaning(self, match: Match) -> Meaning:
+        """What one regex match adds to a profile, worked out once per batch: its
+        (token, kind factor) pairs, the stem it adds as a plain word, the call it names."""
+        code, _, quoted, word, call = match
+        stem = called = None
+        if word:
+            found = self._word(word, bool(call))
+            if call:
+                called = word
+            elif found and not _is_identifier(word):
+                stem = found[0][0]
+        elif code:
+            found = self._span(code)
+        else:
+            found = self._quoted(quoted)
+        meaning = self._seen[match] = (found, stem, called)
+        return meaning
+
     def profile(self, entry: Entry) -> Profile:
         finding = entry.finding
         text = " ".join(part for part in (finding.title, finding.description,
                                           finding.impact, finding.suggestion) if part)
         tokens: dict[str, float] = {}
+        weight_of = tokens.get
         calls: list[str] = []
         # the lead names what a finding is mainly about: a finding that bundles two
         # defects belongs with the one its title (or first sentence) states
         lead_end = len(finding.title) if finding.title else _first_sentence(text)
         lead_tokens: set[str] = set()
         plain: set[str] = set()  # stems of words written as words, not parts of names
-        for boost, matches in ((LEAD_FACTOR, _TOKEN.findall(text, 0, lead_end)),
-                               (1.0, _TOKEN.findall(text, lead_end))):
-            for code, _, quoted, word, call in matches:
-                if word:
-                    found = self._word(word, bool(call))
-                    if call:
-                        calls.append(word)
-                    else:
-                        stem = self._plain.get(word, "")
-                        if stem == "":
-                            stem = self._plain[word] = found[0][0] if found and \
-                                not _is_identifier(word) else None
-                        if stem is not None:
-                            plain.add(stem)
-                elif code:
-                    found = self._span(code)
-                else:
-                    found = self._quoted(quoted)
-                for token, factor in found:
-                    if boost != 1.0:
-                        lead_tokens.add(token)
-                    factor *= boost
-                    if tokens.get(token, 0.0) < factor:
-                        tokens[token] = factor
+        seen = self._seen.get
+        for match in _TOKEN.findall(text, 0, lead_end):
+            found, stem, called = seen(match) or self._meaning(match)
+            if stem is not None:
+                plain.add(stem)
+            elif called is not None:
+                calls.append(called)
+            for token, factor in found:
+                lead_tokens.add(token)
+                factor *= LEAD_FACTOR
+                if weight_of(token, 0.0) < factor:
+                    tokens[token] = factor
+        for match in _TOKEN.findall(text, lead_end):
+            found, stem, called = seen(match) or self._meaning(match)
+            if stem is not None:
+                plain.add(stem)
+            elif called is not None:
+                calls.append(called)
+            for token, factor in found:
+                if weight_of(token, 0.0) < factor:
+                    tokens[token] = factor  # noqa: PERF403 (the highest factor wins)
         symbols = set()
         for call in calls[:MAX_SYMBOLS]:
             name = call.lower().rsplit(".", 1)[-1]
@@ -215,6 +235,8 @@ class Tokenizer:
         made = Profile(tokens, frozenset(symbols), _line_ranges(entry, text))
         made.lead = frozenset(lead_tokens)
         made.words = frozenset(plain)
+        # (a finding of one or two words needs only what it has: "Race in `refresh()`")
+        made.need = min(MIN_SHARED, max(1, len(plain)))
         return made
 
 
@@ -232,7 +254,8 @@ def _line_ranges(entry: Entry, text: str) -> tuple[tuple[int, int], ...]:
     finding = entry.finding
     ranges: list[tuple[int, int]] = []
     # "(lines 205-217, 230-238)" in the text: how unformatted replies place findings
-    for match in _LINES.finditer(text):
+    # (every match holds `L` or `ine`, and a substring test is far cheaper than a scan)
+    for match in _LINES.finditer(text) if "L" in text or "ine" in text else ():
         for more in _MORE_LINES.finditer(match.group(0)):
             start = int(more.group(1))
             end = int(more.group(2)) if more.group(2) else start
@@ -299,8 +322,7 @@ def score(a: Profile, b: Profile, ea: Entry, eb: Entry, window: int) -> float:
     """How surely two findings report the same defect (profiles weighted by the batch)."""
     # a shared name (`load_config()`, `__repr__`) is a place, not a defect: two findings
     # must share at least two words they say in words
-    # (a finding of one or two words needs only what it has: "Race in `refresh()`")
-    if len(a.words & b.words) < min(MIN_SHARED, max(1, len(a.words)), max(1, len(b.words))):
+    if len(a.words & b.words) < (a.need if a.need < b.need else b.need):
         return 0.0
     va, vb = a.vector, b.vector
     if not (a.norm and b.norm):
@@ -308,10 +330,16 @@ def score(a: Profile, b: Profile, ea: Entry, eb: Entry, window: int) -> float:
     else:
         common = va.keys() & vb.keys()
         shared = sum(map(mul, map(va.__getitem__, common), map(vb.__getitem__, common)))
-        small = min(a.norm, b.norm)
+        small = a.norm if a.norm < b.norm else b.norm
         value = shared / ((a.norm * b.norm) ** (1 - ALPHA) * (small * small) ** ALPHA)
     if a.lines and b.lines:
-        gap = _gap(a.lines, b.lines)
+        if len(a.lines) == 1 == len(b.lines):  # the usual case, without the loops
+            (a0, a1), (b0, b1) = a.lines[0], b.lines[0]
+            gap: int | None = (a0 if a0 > b0 else b0) - (a1 if a1 < b1 else b1)
+            if gap < 0:  # type: ignore[operator]
+                gap = 0
+        else:
+            gap = _gap(a.lines, b.lines)
         if gap == 0:
             value += OVERLAP_BONUS
         elif gap is not None and gap <= window:
@@ -331,16 +359,15 @@ def score(a: Profile, b: Profile, ea: Entry, eb: Entry, window: int) -> float:
 
 def weigh(profiles: list[Profile]) -> dict[str, int]:
     """Give every profile its weighted vector; returns each token's document frequency."""
-    df: dict[str, int] = defaultdict(int)
-    for prof in profiles:
-        for token in prof.tokens:
-            df[token] += 1
+    df = Counter(chain.from_iterable(prof.tokens for prof in profiles))
     total = len(profiles)
-    weight = {token: math.log(1.0 + total / count) for token, count in df.items()}
+    weight_of = {token: math.log(1.0 + total / count) for token, count in df.items()}.__getitem__
     for prof in profiles:
-        vector = {t: weight[t] * f for t, f in prof.tokens.items()}
-        prof.vector = vector
-        prof.norm = math.sqrt(sum(v * v for v in vector.values()))
+        tokens = prof.tokens
+        vector = prof.vector = dict(zip(tokens, map(mul, map(weight_of, tokens),
+                                                    tokens.values()), strict=True))
+        values = vector.values()
+        prof.norm = math.sqrt(sum(map(mul, values, values)))
         prof.tokens = {}  # the vector holds the same keys; half the memory at 1M findings
     return df
 
@@ -358,6 +385,7 @@ def _candidates(items: list[Entry], profiles: list[Profile], df: dict[str, int],
     """Pairs worth scoring, one file block at a time (so they never all sit in memory):
     same block and near lines, or a shared rare token. Tokens common across the whole
     batch never index (they cannot make a pair similar alone)."""
+    indexable = frozenset(token for token, count in df.items() if count <= INDEXABLE)
     blocks: dict[str | None, list[int]] = defaultdict(list)
     for position, entry in enumerate(items):
         blocks[_block(entry)].append(position)
@@ -368,9 +396,8 @@ def _candidates(items: list[Entry], profiles: list[Profile], df: dict[str, int],
         pairs: set[tuple[int, int]] = set()
         postings: dict[str, list[int]] = defaultdict(list)
         for i in members:
-            for token in profiles[i].vector:
-                if df[token] <= INDEXABLE:
-                    postings[token].append(i)
+            for token in indexable.intersection(profiles[i].vector):
+                postings[token].append(i)
         for posting in postings.values():
             if 1 < len(posting) <= RARE:
                 for x, i in enumerate(posting):
@@ -430,6 +457,21 @@ def _twins(items: list[Entry]) -> list[list[int]]:
     return nodes
 
 
+def _linkage(group_x: list[int], group_y: list[int],
+             pair_score: Callable[[tuple[int, int], float], float],
+             size: list[int]) -> float | None:
+    """The average linkage of two clusters of nodes (a node of n twins counts n times),
+    or None when one cross pair scores under the floor or was never scored."""
+    total = 0.0
+    for p in group_x:
+        for q in group_y:
+            value = pair_score((p, q) if p < q else (q, p), 0.0)
+            if value < PAIR_FLOOR:
+                return None
+            total += value * size[p] * size[q]
+    return total / (sum(size[p] for p in group_x) * sum(size[q] for q in group_y))
+
+
 def similar_clusters(items: list[Entry], policy: AggregationPolicy) -> list[list[int]]:
     nodes = _twins(items)
     heads = [items[node[0]] for node in nodes]
@@ -454,6 +496,7 @@ def similar_clusters(items: list[Entry], policy: AggregationPolicy) -> list[list
                 if value >= threshold:
                     strong.append((-value, i, j))
     strong.sort()  # strongest first; ties in canonical order
+    pair_score = scored.get
     size = [len(node) for node in nodes]
     owner = list(range(len(nodes)))
     members: dict[int, list[int]] = {}
@@ -471,16 +514,8 @@ def similar_clusters(items: list[Entry], policy: AggregationPolicy) -> list[list
         seen_x, seen_y = results_of(x), results_of(y)
         if seen_x & seen_y:
             continue
-        # average linkage over findings: a node of n twins counts n times
-        total = 0.0
-        lowest = math.inf
-        for p in group_x:
-            for q in group_y:
-                value = scored.get((p, q) if p < q else (q, p), 0.0)
-                total += value * size[p] * size[q]
-                lowest = min(lowest, value)
-        weight = sum(size[p] for p in group_x) * sum(size[q] for q in group_y)
-        if total / weight < threshold or lowest < PAIR_FLOOR:
+        mean = _linkage(group_x, group_y, pair_score, size)
+        if mean is None or mean < threshold:
             continue
         keep, gone = (x, y) if x < y else (y, x)
         for p in group_x if gone == x else group_y:
