@@ -56,11 +56,13 @@ LEAD_PENALTY: Final = 0.1  # the two titles (or first sentences) share no word
 PAIR_FLOOR: Final = 0.1  # every cross pair of two joining clusters scores at least this
 MIN_SHARED: Final = 2  # plain words (not parts of names) two findings must share
 
-# one pass over a finding's text: a code span, a quoted string, or a word (`(` after it
-# marks a call)
-_TOKEN = re.compile(r"`(?P<code>[^`\n]{1,200})`"
-                    r"|(?P<q>['\"])(?<![A-Za-z0-9]['\"])(?P<quoted>[^'\"\n]{1,60})(?P=q)(?![A-Za-z0-9])"
-                    r"|(?P<word>[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?P<call>\()?")
+# one pass over a finding's text: a code span, a quoted string (no letter or digit on
+# either side), or a word with `(` after it when it is called. No capture groups, so
+# findall gives the matched text itself, and that text is the cache key.
+_TOKEN = re.compile(r"`[^`\n]{1,200}`"
+                    r"|'(?<![A-Za-z0-9]')[^'\"\n]{1,60}'(?![A-Za-z0-9])"
+                    r'|"(?<![A-Za-z0-9]")[^\'"\n]{1,60}"(?![A-Za-z0-9])'
+                    r"|[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\(?")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _LINES = re.compile(r"\b(?:[Ll]ines?|L)\s*(\d{1,7})(?:\s*(?:-|–|to)\s*(\d{1,7}))?"
                     r"((?:\s*(?:,|and)\s*\d{1,7}(?:\s*(?:-|–)\s*\d{1,7})?)*)")
@@ -84,7 +86,6 @@ called new use used uses using make makes made given gives thing things also e g
 
 
 Tokens = tuple[tuple[str, float], ...]
-Match = tuple[str, str, str, str, str]  # _TOKEN's groups: code, q, quoted, word, call
 Meaning = tuple[Tokens, str | None, str | None]  # see Tokenizer._meaning
 
 
@@ -136,7 +137,7 @@ class Tokenizer:
         self._words: dict[str, Tokens] = {}
         self._calls: dict[str, Tokens] = {}
         self._spans: dict[str, Tokens] = {}
-        self._seen: dict[Match, Meaning] = {}  # one regex match -> what it adds
+        self._seen: dict[str, Meaning] = {}  # one regex match -> what it adds
 
     def _span(self, code: str) -> Tokens:
         found = self._spans.get(code)
@@ -172,21 +173,21 @@ class Tokenizer:
             cache[word] = found
         return found
 
-    def _meaning(self, match: Match) -> Meaning:
+    def _meaning(self, match: str) -> Meaning:
         """What one regex match adds to a profile, worked out once per batch: its
         (token, kind factor) pairs, the stem it adds as a plain word, the call it names."""
-        code, _, quoted, word, call = match
         stem = called = None
-        if word:
-            found = self._word(word, bool(call))
-            if call:
-                called = word
-            elif found and not _is_identifier(word):
-                stem = found[0][0]
-        elif code:
-            found = self._span(code)
+        if match[0] == "`":
+            found = self._span(match[1:-1])
+        elif match[0] in "'\"":
+            found = self._quoted(match[1:-1])
+        elif match[-1] == "(":
+            called = match[:-1]
+            found = self._word(called, True)
         else:
-            found = self._quoted(quoted)
+            found = self._word(match, False)
+            if found and not _is_identifier(match):
+                stem = found[0][0]
         meaning = self._seen[match] = (found, stem, called)
         return meaning
 
@@ -346,11 +347,11 @@ def score(a: Profile, b: Profile, ea: Entry, eb: Entry, window: int) -> float:
             value += NEAR_BONUS
         elif gap is not None and gap > FAR:
             value -= FAR_PENALTY
-    if a.lead and b.lead and not (a.lead & b.lead):
+    if a.lead and b.lead and a.lead.isdisjoint(b.lead):
         value -= LEAD_PENALTY  # their headlines say different things
     if ea.type is not None and ea.type == eb.type:
         value += TYPE_BONUS
-    if a.symbols and b.symbols and not (a.symbols & b.symbols) and not any(
+    if a.symbols and b.symbols and a.symbols.isdisjoint(b.symbols) and not any(
             "`" + name in vb for name in a.symbols) and not any(
             "`" + name in va for name in b.symbols):
         value -= SYMBOL_PENALTY
