@@ -160,7 +160,7 @@ def _merge(items: list[Entry], members: list[int]) -> ReportFinding:
                 lead, best = finding, detail
             if finding.severity.rank < worst.severity.rank:
                 worst = finding
-        agents = _distinct_agents(entry.agent for entry in group)
+        agents = _distinct_agents(group)
     sources = [build(Source, result=e.result.id, index=e.index, id=e.finding.id, agent=e.agent,
                      severity=e.finding.severity, native_severity=e.finding.native_severity)
                for e in group]
@@ -185,11 +185,11 @@ def _merge(items: list[Entry], members: list[int]) -> ReportFinding:
         corroborated=len(agents) > 1, sources=sources, notes=notes, escalations=[])
 
 
-def _distinct_agents(names: Iterable[str]) -> list[str]:
+def _distinct_agents(group: list[Entry]) -> list[str]:
     """Each agent once, as first written: `Code Reviewer` and `code-reviewer` are one."""
     first: dict[str, str] = {}
-    for name in names:
-        first.setdefault(agent_key(name), name)
+    for entry in group:
+        first.setdefault(entry.agent_key, entry.agent)
     return sorted(first.values())
 
 
@@ -217,7 +217,7 @@ def _cross_validate(findings: list[ReportFinding], items: list[Entry],
         names: set[str] = set()
         for m in members:
             entry = items[m]
-            name = agent_key(entry.agent)
+            name = entry.agent_key
             names.add(name)
             if entry.path is not None and entry.line is not None:
                 places[name][file_key(entry.path)].append((entry.line, k))
@@ -306,7 +306,7 @@ def _confidence(items: list[Entry], members: list[int], policy: AggregationPolic
         if value is None:
             value = entry.result.confidence
         if value is not None and math.isfinite(value):
-            said.append((agent_key(entry.agent), min(100.0, max(0.0, float(value)))))
+            said.append((entry.agent_key, min(100.0, max(0.0, float(value)))))
     if not said:
         return None
     if policy.confidence == "max":
@@ -315,7 +315,7 @@ def _confidence(items: list[Entry], members: list[int], policy: AggregationPolic
     total = sum(weights)
     mean = (sum(w * v for w, (_, v) in zip(weights, said, strict=True)) / total if total
             else sum(v for _, v in said) / len(said))
-    agreeing = len({agent_key(items[m].agent) for m in members})
+    agreeing = len({items[m].agent_key for m in members})
     return min(100.0, round(mean + 10.0 * (agreeing - 1), 2))
 
 

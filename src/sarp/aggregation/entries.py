@@ -5,6 +5,7 @@
 # so a report is the same whatever order or grouping its results arrived in.
 from __future__ import annotations
 
+from sarp.aggregation.policy import agent_key
 from sarp.model import Finding, Location, Result
 
 __all__ = ["Entry", "entries", "location_key", "name_of", "section_key", "type_key"]
@@ -13,11 +14,11 @@ __all__ = ["Entry", "entries", "location_key", "name_of", "section_key", "type_k
 class Entry:
     """One input finding and what the policies ask of it, computed once."""
 
-    __slots__ = ("agent", "end", "finding", "index", "line", "order", "path", "result",
-                 "result_order", "section", "type")
+    __slots__ = ("agent", "agent_key", "end", "finding", "index", "line", "order", "path",
+                 "result", "result_order", "section", "type")
 
     def __init__(self, order: int, result_order: int, result: Result, index: int,
-                 finding: Finding) -> None:
+                 finding: Finding, agent_keys: dict[str, str]) -> None:
         self.order = order  # position in the canonical order: the tie-breaker everywhere
         self.result_order = result_order
         self.result = result
@@ -25,6 +26,11 @@ class Entry:
         self.finding = finding
         # a reply that names no agent is known by its file name: `colleague-notes`
         self.agent = finding.agent or result.agent or name_of(result.id)
+        # the agent as rules and agreement compare it (`agent_keys`: the batch's cache)
+        key = agent_keys.get(self.agent)
+        if key is None:
+            key = agent_keys[self.agent] = agent_key(self.agent)
+        self.agent_key = key
         loc = finding.location
         self.path: str | None = None
         self.line: int | None = None
@@ -69,7 +75,8 @@ def location_key(loc: Location | None) -> tuple[object, ...] | None:
 def entries(results: list[Result]) -> list[Entry]:
     """Every finding of every result, in canonical order (results sorted by id)."""
     out: list[Entry] = []
+    keys: dict[str, str] = {}
     for result_order, result in enumerate(results):
         for index, finding in enumerate(result.findings):
-            out.append(Entry(len(out), result_order, result, index, finding))
+            out.append(Entry(len(out), result_order, result, index, finding, keys))
     return out

@@ -445,6 +445,9 @@ def _twins(items: list[Entry]) -> list[list[int]]:
         groups[(place, entry.line, text)].append(position)
     nodes: list[list[int]] = []
     for positions in groups.values():
+        if len(positions) == 1:  # most findings have no twin
+            nodes.append(positions)
+            continue
         seen: dict[int, int] = defaultdict(int)
         split: list[list[int]] = []
         for position in positions:
