@@ -86,8 +86,32 @@ class ChecklistStatus(StrEnum):
     NOT_APPLICABLE = "not-applicable"
 
 
+class _SharedFieldNames(set[str]):
+    """The field names `build` was given, one set shared by every record built from the
+    same names: a set per record cost more memory than most findings' text. A record
+    swaps in its own copy before its first assignment, and copying gives a plain set,
+    so the sharing is never seen."""
+
+    def __reduce__(self) -> tuple[type[set[str]], tuple[list[str]]]:
+        return set, (list(self),)
+
+
 class _Record(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=False)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # pydantic records the assignment in the fields set: never in a shared one
+        if type(self.__pydantic_fields_set__) is _SharedFieldNames:
+            object.__setattr__(self, "__pydantic_fields_set__",
+                               set(self.__pydantic_fields_set__))
+        super().__setattr__(name, value)
+
+    @property
+    def model_fields_set(self) -> set[str]:
+        if type(self.__pydantic_fields_set__) is _SharedFieldNames:
+            object.__setattr__(self, "__pydantic_fields_set__",
+                               set(self.__pydantic_fields_set__))
+        return self.__pydantic_fields_set__
 
 
 class Location(_Record):
@@ -200,6 +224,7 @@ class Result(_Record):
 
 _set = object.__setattr__
 _PLANS: dict[type[BaseModel], tuple[dict[str, Any], tuple[tuple[str, Any], ...]]] = {}
+_FIELD_NAMES: dict[tuple[str, ...], _SharedFieldNames] = {}  # one per call shape in sarp
 
 
 def build(cls: type[_M], **values: Any) -> _M:
@@ -223,7 +248,11 @@ def build(cls: type[_M], **values: Any) -> _M:
             data[name] = factory()
     obj = cls.__new__(cls)
     _set(obj, "__dict__", data)
-    _set(obj, "__pydantic_fields_set__", set(values))
+    names = tuple(values)
+    fields_set = _FIELD_NAMES.get(names)
+    if fields_set is None:
+        fields_set = _FIELD_NAMES[names] = _SharedFieldNames(names)
+    _set(obj, "__pydantic_fields_set__", fields_set)
     _set(obj, "__pydantic_extra__", None)
     _set(obj, "__pydantic_private__", None)
     return obj
