@@ -461,31 +461,34 @@ def _twins(items: list[Entry]) -> list[list[int]]:
     return nodes
 
 
-def _linkage(group_x: list[int], group_y: list[int],
-             pair_score: Callable[[tuple[int, int], float], float],
-             size: list[int]) -> float | None:
+def _linkage(group_x: list[int], group_y: list[int], pair_score: Callable[[int, float], float],
+             size: list[int], width: int) -> float | None:
     """The average linkage of two clusters of nodes (a node of n twins counts n times),
     or None when one cross pair scores under the floor or was never scored."""
     total = 0.0
     for p in group_x:
         for q in group_y:
-            value = pair_score((p, q) if p < q else (q, p), 0.0)
+            value = pair_score(p * width + q if p < q else q * width + p, 0.0)
             if value < PAIR_FLOOR:
                 return None
             total += value * size[p] * size[q]
     return total / (sum(size[p] for p in group_x) * sum(size[q] for q in group_y))
 
 
-def similar_clusters(items: list[Entry], policy: AggregationPolicy) -> list[list[int]]:
-    nodes = _twins(items)
-    heads = [items[node[0]] for node in nodes]
+def _scored_pairs(heads: list[Entry],
+                  policy: AggregationPolicy) -> tuple[dict[int, float], list[tuple[float, int]]]:
+    """Every candidate pair of nodes (their head entries) that scores at least the floor,
+    keyed `i * len(heads) + j` for i < j (an int: a tuple key costs three objects a pair),
+    and the pairs at or over the threshold as (-score, key), strongest first, ties in
+    canonical order. The profiles live only while pairs are scored."""
     tokenizer = Tokenizer()
     profiles = [tokenizer.profile(entry) for entry in heads]
     df = weigh(profiles)
     threshold = policy.similar_threshold
-    scored: dict[tuple[int, int], float] = {}
-    strong: list[tuple[float, int, int]] = []
+    scored: dict[int, float] = {}
+    strong: list[tuple[float, int]] = []
     window = policy.window
+    width = len(heads)
     for block in _candidates(heads, profiles, df, window):
         for i, j in block:
             a, b = heads[i], heads[j]
@@ -496,10 +499,19 @@ def similar_clusters(items: list[Entry], policy: AggregationPolicy) -> list[list
             # a pair under the floor blocks its clusters' merge exactly as an unscored
             # pair does, so only pairs at or over it are kept
             if value >= PAIR_FLOOR:
-                scored[(i, j)] = value
+                key = i * width + j
+                scored[key] = value
                 if value >= threshold:
-                    strong.append((-value, i, j))
-    strong.sort()  # strongest first; ties in canonical order
+                    strong.append((-value, key))
+    strong.sort()
+    return scored, strong
+
+
+def similar_clusters(items: list[Entry], policy: AggregationPolicy) -> list[list[int]]:
+    nodes = _twins(items)
+    width = len(nodes)
+    scored, strong = _scored_pairs([items[node[0]] for node in nodes], policy)
+    threshold = policy.similar_threshold
     pair_score = scored.get
     size = [len(node) for node in nodes]
     owner = list(range(len(nodes)))
@@ -509,7 +521,8 @@ def similar_clusters(items: list[Entry], policy: AggregationPolicy) -> list[list
     def results_of(x: int) -> set[int]:
         return results.get(x) or {items[p].result_order for p in nodes[x]}
 
-    for _, i, j in strong:
+    for _, key in strong:
+        i, j = divmod(key, width)
         x, y = owner[i], owner[j]
         if x == y:
             continue
@@ -518,7 +531,7 @@ def similar_clusters(items: list[Entry], policy: AggregationPolicy) -> list[list
         seen_x, seen_y = results_of(x), results_of(y)
         if seen_x & seen_y:
             continue
-        mean = _linkage(group_x, group_y, pair_score, size)
+        mean = _linkage(group_x, group_y, pair_score, size, width)
         if mean is None or mean < threshold:
             continue
         keep, gone = (x, y) if x < y else (y, x)
