@@ -149,9 +149,10 @@ def test_similar_keeps_different_defects_at_the_same_line_apart() -> None:
 
 
 def test_similar_meets_the_bar_on_the_labelled_review_runs() -> None:
-    # five sets of six independent real reviews (shlex.py, netrc.py, gettext.py, ini.js,
-    # semver range.js), each labelled by two annotators; pairs pooled over the sets.
-    # The weights were tuned on four of them; semver was scored held out (0.90 / 0.89).
+    # six sets of six independent real reviews (shlex.py, netrc.py, gettext.py, ini.js,
+    # semver range.js, mailcap.py), each labelled by two annotators; pairs pooled over
+    # the sets. The weights were tuned on four of them; semver (0.90 / 0.89) and mailcap
+    # (1.00 / 0.94) were scored held out.
     hits = predicted = agreed = 0
     for folder in labelled_sets():
         precision, recall, h, p, a = score(folder)
