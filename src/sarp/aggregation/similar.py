@@ -36,7 +36,7 @@ from sarp.aggregation.entries import Entry
 if TYPE_CHECKING:
     from sarp.aggregation.policy import AggregationPolicy
 
-__all__ = ["Profile", "Tokenizer", "file_key", "profile", "score", "similar_clusters", "weigh"]
+__all__ = ["Profile", "Tokenizer", "Weighed", "file_key", "score", "similar_clusters", "weights"]
 
 CODE_FACTOR: Final = 2.0  # identifiers, code spans, quoted strings
 RARE: Final = 24  # longest posting list (in one file) that still generates candidates
@@ -90,20 +90,41 @@ Meaning = tuple[Tokens, str | None, str | None]  # see Tokenizer._meaning
 
 
 class Profile:
-    """What the score needs from one finding, computed once per finding."""
+    """What one finding says, before the batch weighs it: kept for every finding of the
+    batch at once, so it is tuples (a third of the memory of sets and dicts)."""
 
-    __slots__ = ("lead", "lines", "need", "norm", "symbols", "tokens", "vector", "words")
+    __slots__ = ("factors", "lead", "lines", "need", "symbols", "tokens", "words")
 
-    def __init__(self, tokens: dict[str, float], symbols: frozenset[str],
-                 lines: tuple[tuple[int, int], ...]) -> None:
-        self.tokens = tokens  # token -> kind factor (before batch weights)
-        self.symbols = symbols  # functions and symbols the finding names
+    def __init__(self, tokens: dict[str, float], lead: set[str], words: set[str],
+                 symbols: set[str], lines: tuple[tuple[int, int], ...]) -> None:
+        self.tokens = tuple(tokens)  # each token once
+        self.factors = tuple(tokens.values())  # its kind factor (code 2, title words 1.5)
+        self.lead = tuple(lead)  # tokens of the title or first sentence
+        self.words = tuple(words)  # stems of the words written as words, not names
+        self.symbols = frozenset(symbols)  # functions and symbols the finding names
         self.lines = lines
-        self.vector: dict[str, float] = {}  # token -> batch weight x kind factor
-        self.lead: frozenset[str] = frozenset()  # tokens of the title or first sentence
-        self.words: frozenset[str] = frozenset()  # the tokens that are words, not names
-        self.need = 1  # plain words another finding must share with this one (see score)
-        self.norm = 0.0
+        # plain words another finding must share with this one (see score); a finding
+        # of one or two words needs only what it has: "Race in `refresh()`"
+        self.need = min(MIN_SHARED, max(1, len(words)))
+
+
+class Weighed:
+    """A profile as the score reads it, under the batch's word weights: made for the
+    findings of one file block at a time, and dropped when the block is scored."""
+
+    __slots__ = ("lead", "lines", "need", "norm", "symbols", "vector", "words")
+
+    def __init__(self, profile: Profile, weight_of: Callable[[str], float]) -> None:
+        tokens = profile.tokens
+        vector = self.vector = dict(zip(tokens, map(mul, map(weight_of, tokens),
+                                                    profile.factors), strict=True))
+        values = vector.values()
+        self.norm = math.sqrt(sum(map(mul, values, values)))
+        self.lead = frozenset(profile.lead)
+        self.words = frozenset(profile.words)
+        self.symbols = profile.symbols
+        self.lines = profile.lines
+        self.need = profile.need
 
 
 def _stem(word: str) -> str:
@@ -233,22 +254,12 @@ class Tokenizer:
         loc = finding.location
         if loc is not None and loc.symbol:
             symbols.add(loc.symbol.lower().rsplit(".", 1)[-1].rstrip("()"))
-        made = Profile(tokens, frozenset(symbols), _line_ranges(entry, text))
-        made.lead = frozenset(lead_tokens)
-        made.words = frozenset(plain)
-        # (a finding of one or two words needs only what it has: "Race in `refresh()`")
-        made.need = min(MIN_SHARED, max(1, len(plain)))
-        return made
+        return Profile(tokens, lead_tokens, plain, symbols, _line_ranges(entry, text))
 
 
 def _first_sentence(text: str) -> int:
     cut = text.find(". ")
     return min(cut + 1 if cut >= 0 else len(text), 200)
-
-
-def profile(entry: Entry) -> Profile:
-    """One finding's profile (a batch shares one Tokenizer instead)."""
-    return Tokenizer().profile(entry)
 
 
 def _line_ranges(entry: Entry, text: str) -> tuple[tuple[int, int], ...]:
@@ -319,7 +330,7 @@ def _gap(a: tuple[tuple[int, int], ...], b: tuple[tuple[int, int], ...]) -> int 
     return best
 
 
-def score(a: Profile, b: Profile, ea: Entry, eb: Entry, window: int) -> float:
+def score(a: Weighed, b: Weighed, ea: Entry, eb: Entry, window: int) -> float:
     """How surely two findings report the same defect (profiles weighted by the batch)."""
     # a shared name (`load_config()`, `__repr__`) is a place, not a defect: two findings
     # must share at least two words they say in words
@@ -358,19 +369,11 @@ def score(a: Profile, b: Profile, ea: Entry, eb: Entry, window: int) -> float:
     return value
 
 
-def weigh(profiles: list[Profile]) -> dict[str, int]:
-    """Give every profile its weighted vector; returns each token's document frequency."""
+def weights(profiles: list[Profile]) -> tuple[Counter[str], Callable[[str], float]]:
+    """Each token's document frequency over the batch, and its weight: rarer is heavier."""
     df = Counter(chain.from_iterable(prof.tokens for prof in profiles))
     total = len(profiles)
-    weight_of = {token: math.log(1.0 + total / count) for token, count in df.items()}.__getitem__
-    for prof in profiles:
-        tokens = prof.tokens
-        vector = prof.vector = dict(zip(tokens, map(mul, map(weight_of, tokens),
-                                                    tokens.values()), strict=True))
-        values = vector.values()
-        prof.norm = math.sqrt(sum(map(mul, values, values)))
-        prof.tokens = {}  # the vector holds the same keys; half the memory at 1M findings
-    return df
+    return df, {token: math.log(1.0 + total / count) for token, count in df.items()}.__getitem__
 
 
 def _block(entry: Entry) -> str | None:
@@ -381,7 +384,7 @@ def _block(entry: Entry) -> str | None:
     return None
 
 
-def _candidates(items: list[Entry], profiles: list[Profile], df: dict[str, int],
+def _candidates(items: list[Entry], profiles: list[Profile], df: Counter[str],
                 window: int) -> Iterator[set[tuple[int, int]]]:
     """Pairs worth scoring, one file block at a time (so they never all sit in memory):
     same block and near lines, or a shared rare token. Tokens common across the whole
@@ -397,7 +400,7 @@ def _candidates(items: list[Entry], profiles: list[Profile], df: dict[str, int],
         pairs: set[tuple[int, int]] = set()
         postings: dict[str, list[int]] = defaultdict(list)
         for i in members:
-            for token in indexable.intersection(profiles[i].vector):
+            for token in indexable.intersection(profiles[i].tokens):
                 postings[token].append(i)
         for posting in postings.values():
             if 1 < len(posting) <= RARE:
@@ -419,12 +422,12 @@ def _candidates(items: list[Entry], profiles: list[Profile], df: dict[str, int],
         pairs = set()
         postings = defaultdict(list)
         for i, prof in enumerate(profiles):
-            for token in prof.vector:
+            for token in prof.tokens:
                 if df[token] <= RARE_LOOSE:
                     postings[token].append(i)
         for i in loose:
             ri = items[i].result_order
-            for token in profiles[i].vector:
+            for token in profiles[i].tokens:
                 for j in postings.get(token, ()):
                     if j != i and ri != items[j].result_order:
                         pairs.add((i, j) if i < j else (j, i))
@@ -483,19 +486,27 @@ def _scored_pairs(heads: list[Entry],
     canonical order. The profiles live only while pairs are scored."""
     tokenizer = Tokenizer()
     profiles = [tokenizer.profile(entry) for entry in heads]
-    df = weigh(profiles)
+    del tokenizer
+    df, weight_of = weights(profiles)
     threshold = policy.similar_threshold
     scored: dict[int, float] = {}
     strong: list[tuple[float, int]] = []
     window = policy.window
     width = len(heads)
     for block in _candidates(heads, profiles, df, window):
+        weighed: dict[int, Weighed] = {}
         for i, j in block:
             a, b = heads[i], heads[j]
             if a.path != b.path and a.path is not None and b.path is not None \
                     and not _same_file(a.path, b.path):
                 continue
-            value = score(profiles[i], profiles[j], a, b, window)
+            wa = weighed.get(i)
+            if wa is None:
+                wa = weighed[i] = Weighed(profiles[i], weight_of)
+            wb = weighed.get(j)
+            if wb is None:
+                wb = weighed[j] = Weighed(profiles[j], weight_of)
+            value = score(wa, wb, a, b, window)
             # a pair under the floor blocks its clusters' merge exactly as an unscored
             # pair does, so only pairs at or over it are kept
             if value >= PAIR_FLOOR:
