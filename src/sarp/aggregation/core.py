@@ -152,12 +152,18 @@ def _merge(items: list[Entry], members: list[int]) -> ReportFinding:
     if len(group) > 1:
         # the finding with the most detailed description speaks for the cluster (the
         # whole text breaks ties, then canonical order)
-        best = (-1, -1)
+        lead_length, lead_detail = -1, -1  # the whole text is counted only for a tie
         for entry in group:
             finding = entry.finding
-            detail = (len(finding.description or ""), _detail(finding))
-            if detail > best:
-                lead, best = finding, detail
+            length = len(finding.description or "")
+            if length > lead_length:
+                lead, lead_length, lead_detail = finding, length, -1
+            elif length == lead_length:
+                if lead_detail < 0:
+                    lead_detail = _detail(lead)
+                detail = _detail(finding)
+                if detail > lead_detail:
+                    lead, lead_detail = finding, detail
             if finding.severity.rank < worst.severity.rank:
                 worst = finding
         agents = _distinct_agents(group)
