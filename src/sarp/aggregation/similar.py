@@ -212,39 +212,38 @@ class Tokenizer:
         meaning = self._seen[match] = (found, stem, called)
         return meaning
 
+    def _read(self, matches: list[str], lead: set[str] | None, tokens: dict[str, float],
+              plain: set[str], calls: list[str]) -> None:
+        """Add what the matches say; in the lead, tokens weigh LEAD_FACTOR more and are
+        noted in `lead`. A token keeps the highest factor it was written with."""
+        seen = self._seen.get
+        weight_of = tokens.get
+        for match in matches:
+            found, stem, called = seen(match) or self._meaning(match)
+            if stem is not None:
+                plain.add(stem)
+            elif called is not None:
+                calls.append(called)
+            for token, factor in found:
+                if lead is not None:
+                    lead.add(token)
+                    factor *= LEAD_FACTOR
+                if weight_of(token, 0.0) < factor:
+                    tokens[token] = factor
+
     def profile(self, entry: Entry) -> Profile:
         finding = entry.finding
         text = " ".join(part for part in (finding.title, finding.description,
                                           finding.impact, finding.suggestion) if part)
         tokens: dict[str, float] = {}
-        weight_of = tokens.get
         calls: list[str] = []
         # the lead names what a finding is mainly about: a finding that bundles two
         # defects belongs with the one its title (or first sentence) states
         lead_end = len(finding.title) if finding.title else _first_sentence(text)
         lead_tokens: set[str] = set()
         plain: set[str] = set()  # stems of words written as words, not parts of names
-        seen = self._seen.get
-        for match in _TOKEN.findall(text, 0, lead_end):
-            found, stem, called = seen(match) or self._meaning(match)
-            if stem is not None:
-                plain.add(stem)
-            elif called is not None:
-                calls.append(called)
-            for token, factor in found:
-                lead_tokens.add(token)
-                factor *= LEAD_FACTOR
-                if weight_of(token, 0.0) < factor:
-                    tokens[token] = factor
-        for match in _TOKEN.findall(text, lead_end):
-            found, stem, called = seen(match) or self._meaning(match)
-            if stem is not None:
-                plain.add(stem)
-            elif called is not None:
-                calls.append(called)
-            for token, factor in found:
-                if weight_of(token, 0.0) < factor:
-                    tokens[token] = factor  # noqa: PERF403 (the highest factor wins)
+        self._read(_TOKEN.findall(text, 0, lead_end), lead_tokens, tokens, plain, calls)
+        self._read(_TOKEN.findall(text, lead_end), None, tokens, plain, calls)
         symbols = set()
         for call in calls[:MAX_SYMBOLS]:
             name = call.lower().rsplit(".", 1)[-1]
