@@ -8,14 +8,17 @@
 #   + type    the same finding type
 #   - symbols both name functions or symbols, and none of them in common
 # Clustering is greedy average linkage: candidate pairs in descending score; two
-# clusters join when their results are disjoint and the MEAN score over all their cross
-# pairs (a pair never scored counts 0) reaches the threshold. So a cluster cannot chain
-# through one finding that resembles two different ones: conservative when unsure.
+# clusters join when their results are disjoint, every cross pair scores at least
+# PAIR_FLOOR (a pair never scored blocks), and the MEAN over the cross pairs reaches the
+# threshold. So a cluster cannot chain through one finding that resembles two different
+# ones: conservative when unsure.
 #
 # Candidates are never all pairs: findings are blocked by file name, and inside a block
 # a pair is a candidate when its lines are near or it shares a rare token (posting
 # lists longer than RARE are skipped). Findings with no file compare through a global
-# rare-token index. Work is linear in the findings times the block density.
+# rare-token index. Work is linear in the findings times the block density. Memory: a
+# finding's Profile is tuples until its block is scored; its Weighed form (dicts and
+# sets, under the batch weights) lives for that one block.
 #
 # Everything is a pure function of the canonical entry list (ties broken by canonical
 # order), and the word weights come from the whole batch, so merging reports is
