@@ -5,6 +5,9 @@ from __future__ import annotations
 import copy
 import pickle
 
+import pytest
+from pydantic import BaseModel
+
 from sarp.model import Conformance, Finding, Location, Result, Severity, Status, build
 
 
@@ -59,3 +62,36 @@ def test_validated_records_are_unchanged() -> None:
     assert loc.model_fields_set == {"raw", "path", "line"}
     loc.end_line = 4
     assert loc.model_fields_set == {"raw", "path", "line", "end_line"}
+
+
+def test_pickled_records_each_get_their_own_fields_set() -> None:
+    first, second = pickle.loads(pickle.dumps(list(two_findings())))
+    first.impact = "breaks"
+    assert second.model_fields_set == {"id", "severity", "title"}
+    assert second.model_dump(exclude_unset=True) == {"id": "F2", "severity": Severity.MINOR,
+                                                      "title": "two"}
+
+
+def test_the_deprecated_fields_set_spelling_is_served_unshared() -> None:
+    first, second = two_findings()
+    with pytest.warns(DeprecationWarning):
+        first.__fields_set__.add("impact")
+    assert "impact" not in second.model_fields_set
+
+
+def test_a_shared_fields_set_refuses_to_change() -> None:
+    first, _ = two_findings()
+    with pytest.raises(TypeError, match="shared"):
+        first.__pydantic_fields_set__.add("impact")
+    with pytest.raises(TypeError, match="shared"):
+        first.__pydantic_fields_set__ |= {"impact"}
+
+
+def test_models_other_than_sarp_records_get_their_own_fields_set() -> None:
+    class Plain(BaseModel):
+        name: str = ""
+        size: int = 0
+
+    one, two = build(Plain, name="a"), build(Plain, name="b")
+    one.size = 3
+    assert two.model_fields_set == {"name"}

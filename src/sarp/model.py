@@ -89,29 +89,53 @@ class ChecklistStatus(StrEnum):
 class _SharedFieldNames(set[str]):
     """The field names `build` was given, one set shared by every record built from the
     same names: a set per record cost more memory than most findings' text. A record
-    swaps in its own copy before its first assignment, and copying gives a plain set,
-    so the sharing is never seen."""
+    swaps in its own copy before anything can change or hand out its fields set, copies
+    and pickles get plain sets, and the shared set refuses every change (a path that
+    slipped past the swap fails loudly instead of marking fields set on other records)."""
 
     def __reduce__(self) -> tuple[type[set[str]], tuple[list[str]]]:
         return set, (list(self),)
 
 
+def _refuse(self: _SharedFieldNames, *args: object) -> None:
+    raise TypeError("this fields set is shared by records built alike and cannot change; "
+                    "assign through the record, or copy the set")
+
+
+for _change in ("add", "clear", "discard", "pop", "remove", "update", "difference_update",
+                "intersection_update", "symmetric_difference_update", "__ior__", "__iand__",
+                "__isub__", "__ixor__"):
+    setattr(_SharedFieldNames, _change, _refuse)
+
+
 class _Record(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=False)
 
+    def _own_fields_set(self) -> set[str]:
+        fields_set = self.__pydantic_fields_set__
+        if type(fields_set) is _SharedFieldNames:
+            fields_set = set(fields_set)
+            object.__setattr__(self, "__pydantic_fields_set__", fields_set)
+        return fields_set
+
     def __setattr__(self, name: str, value: Any) -> None:
-        # pydantic records the assignment in the fields set: never in a shared one
-        if type(self.__pydantic_fields_set__) is _SharedFieldNames:
-            object.__setattr__(self, "__pydantic_fields_set__",
-                               set(self.__pydantic_fields_set__))
+        self._own_fields_set()  # pydantic records the assignment in the fields set
         super().__setattr__(name, value)
 
     @property
     def model_fields_set(self) -> set[str]:
-        if type(self.__pydantic_fields_set__) is _SharedFieldNames:
-            object.__setattr__(self, "__pydantic_fields_set__",
-                               set(self.__pydantic_fields_set__))
-        return self.__pydantic_fields_set__
+        return self._own_fields_set()
+
+    @property
+    def __fields_set__(self) -> set[str]:  # pydantic's deprecated spelling, still served
+        self._own_fields_set()
+        return super().__fields_set__
+
+    def __getstate__(self) -> dict[Any, Any]:
+        # pickle writes a shared object once: unpickled records would share a plain set
+        state = super().__getstate__()
+        state["__pydantic_fields_set__"] = set(self.__pydantic_fields_set__)
+        return state
 
 
 class Location(_Record):
@@ -223,7 +247,10 @@ class Result(_Record):
 
 
 _set = object.__setattr__
-_PLANS: dict[type[BaseModel], tuple[dict[str, Any], tuple[tuple[str, Any], ...]]] = {}
+# per model: its static defaults, its default factories, and whether records built from
+# the same names may share one fields set (only our records know to copy it first)
+_PLANS: dict[type[BaseModel],
+             tuple[dict[str, Any], tuple[tuple[str, Any], ...], bool]] = {}
 _FIELD_NAMES: dict[tuple[str, ...], _SharedFieldNames] = {}  # one per call shape in sarp
 
 
@@ -240,19 +267,23 @@ def build(cls: type[_M], **values: Any) -> _M:
             {name: field.default for name, field in fields.items()
              if field.default_factory is None},
             tuple((name, field.default_factory) for name, field in fields.items()
-                  if field.default_factory is not None))
-    static, factories = plan
+                  if field.default_factory is not None),
+            issubclass(cls, _Record))
+    static, factories, shares = plan
     data = static | values
     for name, factory in factories:
         if name not in values:
             data[name] = factory()
     obj = cls.__new__(cls)
     _set(obj, "__dict__", data)
-    names = tuple(values)
-    fields_set = _FIELD_NAMES.get(names)
-    if fields_set is None:
-        fields_set = _FIELD_NAMES[names] = _SharedFieldNames(names)
-    _set(obj, "__pydantic_fields_set__", fields_set)
+    if shares:
+        names = tuple(values)
+        shared = _FIELD_NAMES.get(names)
+        if shared is None:
+            shared = _FIELD_NAMES[names] = _SharedFieldNames(names)
+        _set(obj, "__pydantic_fields_set__", shared)
+    else:
+        _set(obj, "__pydantic_fields_set__", set(values))
     _set(obj, "__pydantic_extra__", None)
     _set(obj, "__pydantic_private__", None)
     return obj
