@@ -12,6 +12,8 @@
 # reply cannot break the table or open a heading.
 from __future__ import annotations
 
+import re
+
 from sarp.aggregation.report import Report, ReportFinding
 from sarp.model import Location, Severity
 
@@ -24,11 +26,16 @@ def _html_safe(value: str) -> str:
     """Raw HTML, links and images in agent text stay text wherever the report is rendered
     (renderers that pass HTML through, previews that fetch images). Code spans are left
     alone: Markdown shows their content as written, and escapes there would show."""
+    if _NOTHING_TO_ESCAPE.fullmatch(value):
+        return value
     parts = value.split("`")
     if len(parts) % 2 == 0:  # an unclosed backtick: no span, and none to pair elsewhere
         return _inert(value).replace("`", "\\`")
-    return "`".join(part if odd else _inert(part) for odd, part in
-                    ((index % 2 == 1, part) for index, part in enumerate(parts)))
+    parts[::2] = map(_inert, parts[::2])  # the even parts lie outside code spans
+    return "`".join(parts)
+
+
+_NOTHING_TO_ESCAPE = re.compile(r"[^&<>\[\]`]*")
 
 
 def _inert(text: str) -> str:
