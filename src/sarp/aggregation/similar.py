@@ -90,6 +90,7 @@ called new use used uses using make makes made given gives thing things also e g
 
 Tokens = tuple[tuple[str, float], ...]
 Meaning = tuple[Tokens, str | None, str | None]  # see Tokenizer._meaning
+_BOOSTED: Final = {factor: factor * LEAD_FACTOR for factor in (1.0, CODE_FACTOR)}
 
 
 class Profile:
@@ -104,7 +105,7 @@ class Profile:
         self.factors = tuple(tokens.values())  # its kind factor (code 2, title words 1.5)
         self.lead = tuple(lead)  # tokens of the title or first sentence
         self.words = tuple(words)  # stems of the words written as words, not names
-        self.symbols = frozenset(symbols)  # functions and symbols the finding names
+        self.symbols = tuple(symbols)  # functions and symbols the finding names
         self.lines = lines
         # plain words another finding must share with this one (see score); a finding
         # of one or two words needs only what it has: "Race in `refresh()`"
@@ -125,7 +126,7 @@ class Weighed:
         self.norm = math.sqrt(sum(map(mul, values, values)))
         self.lead = frozenset(profile.lead)
         self.words = frozenset(profile.words)
-        self.symbols = profile.symbols
+        self.symbols = frozenset(profile.symbols)
         self.lines = profile.lines
         self.need = profile.need
 
@@ -230,7 +231,9 @@ class Tokenizer:
             for token, factor in found:
                 if lead is not None:
                     lead.add(token)
-                    factor *= LEAD_FACTOR
+                    # one float object per boosted factor, not one per token: a million
+                    # findings keep their factors until they are weighed
+                    factor = _BOOSTED.get(factor) or factor * LEAD_FACTOR
                 if weight_of(token, 0.0) < factor:
                     tokens[token] = factor
 
