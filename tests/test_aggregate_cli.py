@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -133,6 +134,17 @@ def test_cli_writes_every_format(tmp_path: Path, capsys: pytest.CaptureFixture[s
             json.loads(text)
         else:
             assert text.lstrip().lower().startswith("<!doctype html>")
+
+
+def test_a_report_written_into_the_run_is_not_read_back(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(EXAMPLE, run)
+    out = run / "report.json"
+    for _ in range(2):  # the second run finds the first run's report among the replies
+        assert main(["aggregate", str(run), "--format", "json", "-o", str(out)]) == 0
+        report = json.loads(out.read_text(encoding="utf-8"))
+        assert len(report["results"]) == len(list(EXAMPLE.iterdir()))
+        assert all(not row["id"].endswith("report.json") for row in report["results"])
 
 
 @pytest.mark.parametrize(("fail_on", "code"), [("never", 0), ("critical", 0), ("major", 1),

@@ -26,9 +26,12 @@ __all__ = ["command"]
 
 _FAIL_ON = ("critical", "major", "minor", "never")
 _PROGRESS_FROM = 50  # files; fewer load in a blink
+_STATUS_FROM = 20_000  # findings; fewer aggregate in about a second
 
 
-def _load(paths: tuple[str, ...]) -> list[Result]:
+def _load(paths: tuple[str, ...], report_file: Path | None) -> list[Result]:
+    """Every reply the paths name, except the file the report is about to be written to
+    (a report written into the run's folder is not a reply of the next run)."""
     results: list[Result] = []
     if "-" in paths:  # a reply (or JSONL of Results) piped in
         stdin = sys.stdin.buffer.read().decode("utf-8-sig", errors="replace")
@@ -37,6 +40,8 @@ def _load(paths: tuple[str, ...]) -> list[Result]:
         files = expand(p for p in paths if p != "-")
     except InputError as exc:
         raise UsageFailure(str(exc)) from None
+    if report_file is not None:
+        files = [file for file in files if file.resolve() != report_file]
     if len(files) < _PROGRESS_FROM or not sys.stderr.isatty():
         for file in files:
             results.extend(load_file(file))
@@ -113,13 +118,16 @@ def command(paths: tuple[str, ...], dedupe: str | None, window: int | None,
     """Aggregate replies (files, directories, globs, - for stdin; JSONL or JSON of
     Results; SARIF logs) into one report."""
     policy = _policy(dedupe, window, rules_file, confidence)
-    results = _load(paths)
-    if output is not None and output != "-":
-        # a report written into the run's folder is not a reply of the next run
-        target = Path(output).resolve()
-        results = [r for r in results if r.id is None or Path(r.id).resolve() != target]
-    report = aggregate(results, policy)
-    text = render_report(report, fmt)
+    results = _load(paths, Path(output).resolve() if output not in (None, "-") else None)
+    findings = sum(len(result.findings) for result in results)
+    if findings < _STATUS_FROM or not sys.stderr.isatty():
+        report = aggregate(results, policy)
+        text = render_report(report, fmt)
+    else:
+        with Console(stderr=True).status(f"aggregating {findings:,} findings from "
+                                         f"{len(results):,} replies"):
+            report = aggregate(results, policy)
+            text = render_report(report, fmt)
     if output is not None and output != "-":
         try:
             Path(output).write_text(text, encoding="utf-8")
