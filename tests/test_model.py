@@ -74,8 +74,9 @@ def test_pickled_records_each_get_their_own_fields_set() -> None:
 
 def test_the_deprecated_fields_set_spelling_is_served_unshared() -> None:
     first, second = two_findings()
-    with pytest.warns(DeprecationWarning):
+    with pytest.warns(DeprecationWarning) as warned:
         first.__fields_set__.add("impact")
+    assert warned[0].filename == __file__  # the warning names the caller's line
     assert "impact" not in second.model_fields_set
 
 
@@ -85,6 +86,8 @@ def test_a_shared_fields_set_refuses_to_change() -> None:
         first.__pydantic_fields_set__.add("impact")
     with pytest.raises(TypeError, match="shared"):
         first.__pydantic_fields_set__ |= {"impact"}
+    with pytest.raises(TypeError, match="shared"):
+        first.__pydantic_fields_set__.__init__(["impact"])
 
 
 def test_models_other_than_sarp_records_get_their_own_fields_set() -> None:

@@ -329,6 +329,7 @@ def test_agent_text_stays_inside_json_strings() -> None:
     (result,) = log["runs"][0]["results"]
     assert "markdown" not in result["message"]
     assert result["message"]["text"].startswith('Close "quotes", </script>')
+    assert "\ufffd surrogate" in result["message"]["text"]
     assert schema_errors(log) == []
 
 

@@ -10,10 +10,12 @@
 #   path); users who build them by hand get pydantic validation.
 from __future__ import annotations
 
+import warnings
 from enum import StrEnum
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.warnings import PydanticDeprecatedSince20
 
 __all__ = [
     "ChecklistItem",
@@ -90,8 +92,16 @@ class _SharedFieldNames(set[str]):
     """The field names `build` was given, one set shared by every record built from the
     same names: a set per record cost more memory than most findings' text. A record
     swaps in its own copy before anything can change or hand out its fields set, copies
-    and pickles get plain sets, and the shared set refuses every change (a path that
-    slipped past the swap fails loudly instead of marking fields set on other records)."""
+    and pickles get plain sets, and the shared set refuses every change made through
+    its methods (a path that slipped past the swap fails loudly instead of marking
+    fields set on other records). Changes made from C, such as `set.add(shared, name)`
+    or calling pydantic-core's validator directly, are not caught."""
+
+    @classmethod
+    def of(cls, names: tuple[str, ...]) -> _SharedFieldNames:
+        made = cls.__new__(cls)
+        set.__init__(made, names)  # `__init__` itself refuses, as every change does
+        return made
 
     def __reduce__(self) -> tuple[type[set[str]], tuple[list[str]]]:
         return set, (list(self),)
@@ -102,7 +112,8 @@ def _refuse(self: _SharedFieldNames, *args: object) -> None:
                     "assign through the record, or copy the set")
 
 
-for _change in ("add", "clear", "discard", "pop", "remove", "update", "difference_update",
+for _change in ("__init__", "add", "clear", "discard", "pop", "remove", "update",
+                "difference_update",
                 "intersection_update", "symmetric_difference_update", "__ior__", "__iand__",
                 "__isub__", "__ixor__"):
     setattr(_SharedFieldNames, _change, _refuse)
@@ -128,8 +139,9 @@ class _Record(BaseModel):
 
     @property
     def __fields_set__(self) -> set[str]:  # pydantic's deprecated spelling, still served
-        self._own_fields_set()
-        return super().__fields_set__
+        warnings.warn("The `__fields_set__` attribute is deprecated, use `model_fields_set` "
+                      "instead.", PydanticDeprecatedSince20, stacklevel=2)
+        return self._own_fields_set()
 
     def __getstate__(self) -> dict[Any, Any]:
         # pickle writes a shared object once: unpickled records would share a plain set
@@ -252,6 +264,7 @@ _set = object.__setattr__
 _PLANS: dict[type[BaseModel],
              tuple[dict[str, Any], tuple[tuple[str, Any], ...], bool]] = {}
 _FIELD_NAMES: dict[tuple[str, ...], _SharedFieldNames] = {}  # one per call shape in sarp
+_MAX_SHAPES = 4096  # sarp has a few hundred; a caller passing keys in ever new orders
 
 
 def build(cls: type[_M], **values: Any) -> _M:
@@ -280,7 +293,9 @@ def build(cls: type[_M], **values: Any) -> _M:
         names = tuple(values)
         shared = _FIELD_NAMES.get(names)
         if shared is None:
-            shared = _FIELD_NAMES[names] = _SharedFieldNames(names)
+            shared = _SharedFieldNames.of(names)
+            if len(_FIELD_NAMES) < _MAX_SHAPES:
+                _FIELD_NAMES[names] = shared
         _set(obj, "__pydantic_fields_set__", shared)
     else:
         _set(obj, "__pydantic_fields_set__", set(values))

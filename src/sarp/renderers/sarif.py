@@ -45,7 +45,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Iterable
 from functools import lru_cache
@@ -57,6 +56,7 @@ import pydantic_core
 from sarp.aggregation.entries import type_key
 from sarp.aggregation.report import Gap, Report, ReportFinding
 from sarp.model import Location, Severity
+from sarp.text.jsontext import scrub
 
 __all__ = [
     "FINGERPRINT_KEY",
@@ -111,13 +111,13 @@ _HELP_MARKDOWN: Final = (
 def render(report: Report) -> str:
     log = sarif_log(report)
     try:
-        # pydantic-core's encoder writes the same indented JSON as json.dumps, ten times
-        # faster (json.dumps falls back to pure Python when asked to indent)
-        return pydantic_core.to_json(log, indent=2).decode("utf-8") + "\n"
+        # pydantic-core writes the indented JSON json.dumps would (floats under 1e-4 are
+        # spelled 0.00001, not 1e-05), ten times faster: json.dumps indents in Python
+        text = pydantic_core.to_json(log, indent=2)
     except pydantic_core.PydanticSerializationError:
-        pass  # a lone surrogate in agent text, which UTF-8 cannot hold: replaced below
-    text = json.dumps(log, indent=2, ensure_ascii=False) + "\n"
-    return text.encode("utf-8", "replace").decode("utf-8")
+        # a lone surrogate in agent text, which UTF-8 cannot hold, becomes U+FFFD
+        text = pydantic_core.to_json(scrub(log), indent=2)
+    return text.decode("utf-8") + "\n"
 
 
 def sarif_log(report: Report, max_results_per_run: int = GITHUB_MAX_RESULTS) -> dict[str, Any]:
