@@ -113,9 +113,8 @@ def _refuse(self: _SharedFieldNames, *args: object) -> None:
 
 
 for _change in ("__init__", "add", "clear", "discard", "pop", "remove", "update",
-                "difference_update",
-                "intersection_update", "symmetric_difference_update", "__ior__", "__iand__",
-                "__isub__", "__ixor__"):
+                "difference_update", "intersection_update", "symmetric_difference_update",
+                "__ior__", "__iand__", "__isub__", "__ixor__"):
     setattr(_SharedFieldNames, _change, _refuse)
 
 
@@ -264,7 +263,9 @@ _set = object.__setattr__
 _PLANS: dict[type[BaseModel],
              tuple[dict[str, Any], tuple[tuple[str, Any], ...], bool]] = {}
 _FIELD_NAMES: dict[tuple[str, ...], _SharedFieldNames] = {}  # one per call shape in sarp
-_MAX_SHAPES = 4096  # sarp has a few hundred; a caller passing keys in ever new orders
+# sarp uses a few hundred shapes; the cap stops a caller that passes keys in ever new
+# orders from growing the table without end (records past it get a set of their own)
+_MAX_SHAPES = 4096
 
 
 def build(cls: type[_M], **values: Any) -> _M:
