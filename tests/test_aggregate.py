@@ -16,6 +16,7 @@ from sarp.aggregation import (
     RulesError,
     Verdict,
     aggregate,
+    similar,
 )
 from sarp.aggregation.policy import rules_from_data
 from sarp.model import (
@@ -146,6 +147,13 @@ def test_similar_keeps_different_defects_at_the_same_line_apart() -> None:
     three = finding(60, title="Default entry written as `machine default`")
     report = aggregate([result("a", one), result("b", two), result("c", three)])
     assert report.stats.findings == 3
+
+
+@given(st.text(alphabet="Lline s0123456789-–,andto()", max_size=40))
+def test_a_line_number_in_prose_always_holds_the_cheap_marker(text: str) -> None:
+    # `similar` runs the line-number scan only on text holding `L` or `ine`
+    if similar._LINES.search(text) is not None:
+        assert "L" in text or "ine" in text
 
 
 def test_similar_meets_the_bar_on_the_labelled_review_runs() -> None:
