@@ -4,9 +4,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 import sarp
 
 SHLEX = Path(__file__).parent / "review_runs" / "shlex"
+QS = Path(__file__).parent / "review_runs" / "qs"
 
 
 def test_numbered_bold_leads_and_nested_items_in_a_plain_review() -> None:
@@ -38,3 +41,34 @@ def test_every_review_run_reply_keeps_every_finding() -> None:
         meant = json.loads(meaning.read_text())["findings"]
         found = sarp.parse(reply.read_text()).findings
         assert len(found) == len(meant) + EXTRA.get(name, 0), name
+
+
+def test_numbered_headings_with_the_severity_at_the_end() -> None:
+    # `### 1. title (Medium)` fourteen times, the last `### 14. Nit: title`
+    result = sarp.parse((QS / "plain-review.md").read_text())
+    meant = json.loads((QS / "plain-review.meaning.json").read_text())["findings"]
+    assert len(result.findings) == len(meant) == 14
+    first, last = result.findings[0], result.findings[-1]
+    assert (first.title, first.native_severity, first.severity.value) == (
+        "`interpretNumericEntities` crashes on array or non-string values", "Medium", "major")
+    assert "Lines 103–105" in (first.description or "")
+    assert (last.native_severity, last.title) == (
+        "Nit", "`strictDepth` does nothing when `depth` is 0 or `false`")
+
+
+@pytest.mark.parametrize(("head", "found"), [
+    # numbered: one finding, its title and severity from the heading
+    ("### 2. The handle leaks (minor)", [("The handle leaks", "minor")]),
+    ("### 2) The handle leaks (Low).", [("The handle leaks", "Low")]),
+    # no number: `Findings (minor)` names a group; the item under it is the finding
+    ("### Findings (minor)", [(None, None)]),
+    # not a severity word in the parentheses: no finding head (the item that names a
+    # place is salvaged on its own, as anywhere in a reply without a protocol)
+    ("### 2. The handle leaks (again)", [(None, None)]),
+])
+def test_a_severity_in_parentheses_ends_a_numbered_finding_heading(
+        head: str, found: list[tuple[str | None, str | None]]) -> None:
+    reply = f"# Review\n\n{head}\n\nIn the loop the file is never closed.\n\n" \
+            "- a.py:3 - the handle leaks\n"
+    result = sarp.parse(reply)
+    assert [(f.title, f.native_severity) for f in result.findings] == found

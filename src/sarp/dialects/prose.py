@@ -4,7 +4,7 @@
 #   ### CRITICAL: title            ### WARNING W1: title         #### 🔴 High: title
 #   **SUGGESTION 1: title** (`file:26`)    **WARNING — title** (`a.py:78-85`)
 #   **SEC-1 (CRITICAL) — title**           ### ~~IMPORTANT~~ → RESOLVED: title
-#   - [WARNING] a.py:3 — text
+#   - [WARNING] a.py:3 — text      ### 3. title (Medium)
 #   and severity groups: a line that is only a severity word ("CRITICAL", "### High",
 #   "**Warnings (2)**") followed by list items, each item one finding.
 # `finding_head_line` reads one line; `read_prose_findings` scans a range and records
@@ -51,6 +51,10 @@ _ID_DASH_SEV_HEAD: Final = re.compile(
 _BRACKET_HEAD: Final = re.compile(
     r"(?:#?\d{1,3}[.):]?\s)?[\[(](?P<sev>[A-Za-z]{2,14}(?: [A-Za-z]{2,10})?)[\])]\s?[:—–-]?\s?"
     r"(?P<title>.{1,500})$")
+# `3. A value containing ]= changes the key (Medium)`: a numbered title with its severity
+# in parentheses at the end (the number is required: `Findings (minor)` is a group)
+_TRAILING_SEV_HEAD: Final = re.compile(
+    r"#?\d{1,3}[.):] (?P<title>.{3,500}?) ?\((?P<sev>[A-Za-z]{2,14}(?: [A-Za-z]{2,10})?)\)\.?$")
 # `[HIGH] text`, `(minor): text`, `WARNING: text`: a severity leading a list item
 _BULLET: Final = re.compile(r"[\[(](?P<sev>[A-Za-z]{2,14})[\])]\s?[:—–-]?\s?"
                             r"|(?P<sev2>[A-Z]{4,14}|Critical|High|Medium|Low|Major|Minor|"
@@ -135,8 +139,17 @@ def _bracket_head(text: str) -> tuple[str, str, bool, str | None] | None:
     return match["sev"], match["title"].strip().strip("*").strip(), False, None
 
 
+def _trailing_head(text: str) -> tuple[str, str, bool, str | None] | None:
+    """`1. title (Medium)` -> (severity, title, False, None)."""
+    match = _TRAILING_SEV_HEAD.match(text.strip())
+    if match is None or normalise_word(match["sev"]) not in SEVERITY_WORDS:
+        return None
+    return match["sev"], match["title"].strip().strip("*").strip(), False, None
+
+
 def _parse_head(text: str) -> tuple[str, str, bool, str | None] | None:
-    return _severity_head(text) or _id_severity_head(text) or _bracket_head(text)
+    return (_severity_head(text) or _id_severity_head(text) or _bracket_head(text)
+            or _trailing_head(text))
 
 
 def finding_head_line(line: str) -> HeadLine | None:
