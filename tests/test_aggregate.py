@@ -141,6 +141,32 @@ def test_similar_merges_one_defect_said_in_different_words() -> None:
     assert aggregate([result("a", one), result("b", two)]).stats.findings == 1
 
 
+def docs_finding(counter: str | None) -> Finding:
+    """A docs-against-code finding: placed in the README, its counter-location the code."""
+    made = finding(220, path="README.md", title="Numeric entities above U+FFFF decode wrong",
+                   description="`String.fromCharCode` truncates astral code points, so "
+                               "`&#128512;` becomes U+F600 instead of the emoji.")
+    if counter is None:
+        return made
+    path, line = counter.split(":")
+    return made.model_copy(update={"counter_location": build(
+        Location, raw=counter, path=path, line=int(line), end_line=None)})
+
+
+@pytest.mark.parametrize(("counter", "merged"), [
+    ("lib/parse.js:33", True),  # the code it names is where the other agent points
+    ("lib/stringify.js:33", False),  # it is about another file than the code finding
+    (None, False),  # no counter-location: the README and the code are different files
+])
+def test_similar_meets_a_docs_finding_at_its_counter_location(counter: str | None,
+                                                             merged: bool) -> None:
+    code = finding(33, path="lib/parse.js", title="Astral numeric entities are truncated",
+                   description="`String.fromCharCode` cuts code points above U+FFFF to 16 "
+                               "bits, so `&#128512;` comes out as U+F600.")
+    report = aggregate([result("docs", docs_finding(counter)), result("code", code)], NO_RULES)
+    assert report.stats.findings == (1 if merged else 2)
+
+
 def test_similar_keeps_different_defects_at_the_same_line_apart() -> None:
     one = finding(60, title="`__repr__` prints every password in plain text")
     two = finding(60, title="`__repr__` output cannot be parsed back: values are not quoted")
@@ -157,10 +183,11 @@ def test_a_line_number_in_prose_always_holds_the_cheap_marker(text: str) -> None
 
 
 def test_similar_meets_the_bar_on_the_labelled_review_runs() -> None:
-    # six sets of six independent real reviews (shlex.py, netrc.py, gettext.py, ini.js,
-    # semver range.js, mailcap.py), each labelled by two annotators; pairs pooled over
-    # the sets. The weights were tuned on four of them; semver (0.90 / 0.89) and mailcap
-    # (1.00 / 0.94) were scored held out.
+    # seven sets of six independent real reviews (shlex.py, netrc.py, gettext.py, ini.js,
+    # semver range.js, mailcap.py, qs parse.js), each labelled by two annotators; pairs
+    # pooled over the sets. The weights were tuned on four of them; semver (0.90 / 0.89),
+    # mailcap (1.00 / 0.94) and qs (0.94 / 0.35; 0.95 / 0.84 once numbered headings
+    # parsed and counter-locations counted) were scored held out.
     hits = predicted = agreed = 0
     for folder in labelled_sets():
         precision, recall, h, p, a = score(folder)

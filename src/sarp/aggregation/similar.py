@@ -15,10 +15,12 @@
 #
 # Candidates are never all pairs: findings are blocked by file name, and inside a block
 # a pair is a candidate when its lines are near or it shares a rare token (posting
-# lists longer than RARE are skipped). Findings with no file compare through a global
-# rare-token index. Work is linear in the findings times the block density. Memory: a
-# finding's Profile is tuples until its block is scored; its Weighed form (dicts and
-# sets, under the batch weights) lives for that one block.
+# lists longer than RARE are skipped). A finding whose counter-location names another
+# file (docs against code) is in that file's block too, placed at its counter-location
+# there; a pair met in two blocks keeps its better score. Findings with no file compare
+# through a global rare-token index. Work is linear in the findings times the block
+# density. Memory: a finding's Profile is tuples until its block is scored; its Weighed
+# form (dicts and sets, under the batch weights) lives for that one block.
 #
 # Everything is a pure function of the canonical entry list (ties broken by canonical
 # order), and the word weights come from the whole batch, so merging reports is
@@ -89,6 +91,8 @@ called new use used uses using make makes made given gives thing things also e g
 
 
 Tokens = tuple[tuple[str, float], ...]
+Ranges = tuple[tuple[int, int], ...]  # (first, last) line ranges in one file
+Place = tuple[str, Ranges]  # a file and line ranges in it
 Meaning = tuple[Tokens, str | None, str | None]  # see Tokenizer._meaning
 _BOOSTED: Final = {factor: factor * LEAD_FACTOR for factor in (1.0, CODE_FACTOR)}
 
@@ -97,16 +101,19 @@ class Profile:
     """What one finding says, before the batch weighs it: kept for every finding of the
     batch at once, so it is tuples (a quarter of the memory of sets and dicts)."""
 
-    __slots__ = ("factors", "lead", "lines", "need", "symbols", "tokens", "words")
+    __slots__ = ("factors", "lead", "lines", "need", "other", "symbols", "tokens", "words")
 
     def __init__(self, tokens: dict[str, float], lead: set[str], words: set[str],
-                 symbols: set[str], lines: tuple[tuple[int, int], ...]) -> None:
+                 symbols: set[str], lines: Ranges, other: Place | None = None) -> None:
         self.tokens = tuple(tokens)  # each token once
         self.factors = tuple(tokens.values())  # its kind factor (code 2, title words 1.5)
         self.lead = tuple(lead)  # tokens of the title or first sentence
         self.words = tuple(words)  # stems of the words written as words, not names
         self.symbols = tuple(symbols)  # functions and symbols the finding names
-        self.lines = lines
+        self.lines = lines  # in the file of the finding's location
+        # a counter-location in another file (docs against code: README.md:40 vs
+        # lib/parse.js:103): the finding is about that file too, at these lines
+        self.other = other
         # plain words another finding must share with this one (see score); a finding
         # of one or two words needs only what it has: "Race in `refresh()`"
         self.need = min(MIN_SHARED, max(1, len(words)))
@@ -118,7 +125,8 @@ class Weighed:
 
     __slots__ = ("lead", "lines", "need", "norm", "symbols", "vector", "words")
 
-    def __init__(self, profile: Profile, weight_of: Callable[[str], float]) -> None:
+    def __init__(self, profile: Profile, weight_of: Callable[[str], float],
+                 lines: Ranges | None = None) -> None:
         tokens = profile.tokens
         vector = self.vector = dict(zip(tokens, map(mul, map(weight_of, tokens),
                                                     profile.factors), strict=True))
@@ -127,7 +135,7 @@ class Weighed:
         self.lead = frozenset(profile.lead)
         self.words = frozenset(profile.words)
         self.symbols = frozenset(profile.symbols)
-        self.lines = profile.lines
+        self.lines = profile.lines if lines is None else lines  # in the file compared
         self.need = profile.need
 
 
@@ -259,7 +267,8 @@ class Tokenizer:
         loc = finding.location
         if loc is not None and loc.symbol:
             symbols.add(loc.symbol.lower().rsplit(".", 1)[-1].rstrip("()"))
-        return Profile(tokens, lead_tokens, plain, symbols, _line_ranges(entry, text))
+        return Profile(tokens, lead_tokens, plain, symbols, _line_ranges(entry, text),
+                       _other_place(entry))
 
 
 def _first_sentence(text: str) -> int:
@@ -292,6 +301,20 @@ def _line_ranges(entry: Entry, text: str) -> tuple[tuple[int, int], ...]:
                 ranges.append((one.line, one.end_line if one.end_line is not None
                                and one.end_line >= one.line else one.line))
     return tuple(ranges)
+
+
+def _other_place(entry: Entry) -> Place | None:
+    """The counter-location's file and lines, when it names a file other than the
+    location's (the lines of a counter-location in the same file are in `lines`)."""
+    counter = entry.finding.counter_location
+    if counter is None or not counter.path or entry.path is None \
+            or _same_file(counter.path, entry.path):
+        return None
+    ranges = [(one.line, one.end_line if one.end_line is not None and one.end_line >= one.line
+               else one.line)
+              for one in (counter, *counter.extra[:MAX_RANGES])
+              if one.line is not None and (one.path is None or one.path == counter.path)]
+    return counter.path, tuple(ranges)
 
 
 def file_key(path: str) -> str:
@@ -389,18 +412,27 @@ def _block(entry: Entry) -> str | None:
 
 
 def _candidates(items: list[Entry], profiles: list[Profile], df: Counter[str],
-                window: int) -> Iterator[set[tuple[int, int]]]:
+                window: int) -> Iterator[tuple[set[int], set[tuple[int, int]]]]:
     """Pairs worth scoring, one file block at a time (so they never all sit in memory):
     same block and near lines, or a shared rare token. Tokens common across the whole
-    batch never index (they cannot make a pair similar alone)."""
+    batch never index (they cannot make a pair similar alone). A finding whose
+    counter-location names another file is in that file's block too; each block comes
+    with the findings that are in it by their counter-location."""
     indexable = frozenset(token for token, count in df.items() if count <= INDEXABLE)
     blocks: dict[str | None, list[int]] = defaultdict(list)
+    by_counter: dict[str, set[int]] = defaultdict(set)
     for position, entry in enumerate(items):
-        blocks[_block(entry)].append(position)
+        block = _block(entry)
+        blocks[block].append(position)
+        other = profiles[position].other
+        if other is not None and _base(other[0]) != block:
+            blocks[_base(other[0])].append(position)
+            by_counter[_base(other[0])].add(position)
     loose = blocks.pop(None, [])
-    for members in blocks.values():
+    for block, members in blocks.items():
         if len(members) < 2:
             continue
+        via = by_counter.get(block, set()) if block is not None else set()
         pairs: set[tuple[int, int]] = set()
         postings: dict[str, list[int]] = defaultdict(list)
         for i in members:
@@ -412,7 +444,8 @@ def _candidates(items: list[Entry], profiles: list[Profile], df: Counter[str],
                     ri = items[i].result_order
                     pairs.update((i, j) for j in posting[x + 1:]
                                  if ri != items[j].result_order)
-        lined = sorted((min(profiles[i].lines)[0], i) for i in members if profiles[i].lines)
+        lined = sorted((min(lines)[0], i) for i in members
+                       if (lines := _lines_in_block(profiles[i], i in via)))
         for x, (line, i) in enumerate(lined):
             ri = items[i].result_order
             for other_line, j in lined[x + 1: x + 1 + NEAR_CANDIDATES]:
@@ -420,7 +453,7 @@ def _candidates(items: list[Entry], profiles: list[Profile], df: Counter[str],
                     break
                 if ri != items[j].result_order:
                     pairs.add((i, j) if i < j else (j, i))
-        yield pairs
+        yield via, pairs
     if loose:
         # findings that name no file meet everything through the batch's rare tokens
         pairs = set()
@@ -435,7 +468,17 @@ def _candidates(items: list[Entry], profiles: list[Profile], df: Counter[str],
                 for j in postings.get(token, ()):
                     if j != i and ri != items[j].result_order:
                         pairs.add((i, j) if i < j else (j, i))
-        yield pairs
+        yield set(), pairs
+
+
+def _lines_in_block(profile: Profile, by_counter: bool) -> Ranges:
+    """The lines a finding is compared by in a block: its counter-location's, when it is
+    in the block by its counter-location."""
+    return profile.other[1] if by_counter and profile.other is not None else profile.lines
+
+
+def _path_in_block(profile: Profile, entry: Entry, by_counter: bool) -> str | None:
+    return profile.other[0] if by_counter and profile.other is not None else entry.path
 
 
 def _twins(items: list[Entry]) -> list[list[int]]:
@@ -494,30 +537,33 @@ def _scored_pairs(heads: list[Entry],
     df, weight_of = weights(profiles)
     threshold = policy.similar_threshold
     scored: dict[int, float] = {}
-    strong: list[tuple[float, int]] = []
     window = policy.window
     width = len(heads)
-    for block in _candidates(heads, profiles, df, window):
+    for via, block in _candidates(heads, profiles, df, window):
         weighed: dict[int, Weighed] = {}
         for i, j in block:
             a, b = heads[i], heads[j]
-            if a.path != b.path and a.path is not None and b.path is not None \
-                    and not _same_file(a.path, b.path):
+            path_a = _path_in_block(profiles[i], a, i in via)
+            path_b = _path_in_block(profiles[j], b, j in via)
+            if path_a != path_b and path_a is not None and path_b is not None \
+                    and not _same_file(path_a, path_b):
                 continue
             wa = weighed.get(i)
             if wa is None:
-                wa = weighed[i] = Weighed(profiles[i], weight_of)
+                prof = profiles[i]
+                wa = weighed[i] = Weighed(prof, weight_of, _lines_in_block(prof, i in via))
             wb = weighed.get(j)
             if wb is None:
-                wb = weighed[j] = Weighed(profiles[j], weight_of)
+                prof = profiles[j]
+                wb = weighed[j] = Weighed(prof, weight_of, _lines_in_block(prof, j in via))
             value = score(wa, wb, a, b, window)
             # a pair under the floor blocks its clusters' merge exactly as an unscored
-            # pair does, so only pairs at or over it are kept
-            if value >= PAIR_FLOOR:
-                key = i * width + j
+            # pair does, so only pairs at or over it are kept; a pair met in two blocks
+            # (both files of a docs-against-code finding) keeps its better score
+            key = i * width + j
+            if value >= PAIR_FLOOR and value > scored.get(key, 0.0):
                 scored[key] = value
-                if value >= threshold:
-                    strong.append((-value, key))
+    strong = [(-value, key) for key, value in scored.items() if value >= threshold]
     strong.sort()
     return scored, strong
 
