@@ -543,8 +543,8 @@ def _scored_pairs(heads: list[Entry],
         weighed: dict[int, Weighed] = {}
         for i, j in block:
             a, b = heads[i], heads[j]
-            path_a = _path_in_block(profiles[i], a, i in via)
-            path_b = _path_in_block(profiles[j], b, j in via)
+            path_a = a.path if i not in via else _path_in_block(profiles[i], a, True)
+            path_b = b.path if j not in via else _path_in_block(profiles[j], b, True)
             if path_a != path_b and path_a is not None and path_b is not None \
                     and not _same_file(path_a, path_b):
                 continue
