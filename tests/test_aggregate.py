@@ -167,6 +167,23 @@ def test_similar_meets_a_docs_finding_at_its_counter_location(counter: str | Non
     assert report.stats.findings == (1 if merged else 2)
 
 
+def test_two_docs_findings_far_apart_are_not_joined_by_their_counter_locations() -> None:
+    # both name nearby code; in the README they are 270 lines apart, two different edits
+    def docs(line: int, title: str, description: str, counter: int) -> Finding:
+        return finding(line, path="README.md", title=title, description=description,
+                       kind="docs").model_copy(update={"counter_location": build(
+                           Location, raw=f"lib/parse.js:{counter}", path="lib/parse.js",
+                           line=counter, end_line=None)})
+
+    one = docs(40, "README: `depth: 0` is documented as disabling nesting",
+               "With depth 0 the parser is said to keep keys flat, yet `parseKeys` still "
+               "splits the first bracket.", 170)
+    two = docs(310, "README: the `allowDots` example output is wrong",
+               "The documented result for dotted keys inside brackets differs from what "
+               "`parseKeys` returns.", 166)
+    assert aggregate([result("r1", one), result("r2", two)], NO_RULES).stats.findings == 2
+
+
 def test_similar_keeps_different_defects_at_the_same_line_apart() -> None:
     one = finding(60, title="`__repr__` prints every password in plain text")
     two = finding(60, title="`__repr__` output cannot be parsed back: values are not quoted")

@@ -60,15 +60,24 @@ def test_numbered_headings_with_the_severity_at_the_end() -> None:
     # numbered: one finding, its title and severity from the heading
     ("### 2. The handle leaks (minor)", [("The handle leaks", "minor")]),
     ("### 2) The handle leaks (Low).", [("The handle leaks", "Low")]),
-    # no number: `Findings (minor)` names a group; the item under it is the finding
-    ("### Findings (minor)", [(None, None)]),
-    # not a severity word in the parentheses: no finding head (the item that names a
-    # place is salvaged on its own, as anywhere in a reply without a protocol)
-    ("### 2. The handle leaks (again)", [(None, None)]),
+    # no number: not a finding head (`Findings (minor)` is a title); its items are findings
+    ("### Findings (minor)", [(None, None)] * 2),
+    # over a list, it is a severity group: the items are the findings
+    ("## 2. Security issues (High)", None),
+    # a status or a note is not a rank
+    ("### 3. Type check (Red)", [(None, None)] * 2),
+    # not a severity word in the parentheses: no finding head (the items that name a
+    # place are salvaged on their own, as anywhere in a reply without a protocol)
+    ("### 2. The handle leaks (again)", [(None, None)] * 2),
 ])
 def test_a_severity_in_parentheses_ends_a_numbered_finding_heading(
-        head: str, found: list[tuple[str | None, str | None]]) -> None:
-    reply = f"# Review\n\n{head}\n\nIn the loop the file is never closed.\n\n" \
-            "- a.py:3 - the handle leaks\n"
+        head: str, found: list[tuple[str | None, str | None]] | None) -> None:
+    body = "In the loop the file is never closed.\n\n" if found is not None else ""
+    reply = f"# Review\n\n{head}\n\n{body}- a.py:3 - the handle leaks\n" \
+            "- b.py:9 - the lock is never released\n"
     result = sarp.parse(reply)
-    assert [(f.title, f.native_severity) for f in result.findings] == found
+    if found is None:  # a group: both items, at the group's severity
+        assert [(f.description, f.native_severity) for f in result.findings] == [
+            ("the handle leaks", "High"), ("the lock is never released", "High")]
+    else:
+        assert [(f.title, f.native_severity) for f in result.findings] == found

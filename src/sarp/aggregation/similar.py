@@ -313,7 +313,7 @@ def _other_place(entry: Entry) -> Place | None:
     ranges = [(one.line, one.end_line if one.end_line is not None and one.end_line >= one.line
                else one.line)
               for one in (counter, *counter.extra[:MAX_RANGES])
-              if one.line is not None and (one.path is None or one.path == counter.path)]
+              if one.line is not None and (one.path is None or _same_file(one.path, counter.path))]
     return counter.path, tuple(ranges)
 
 
@@ -543,6 +543,9 @@ def _scored_pairs(heads: list[Entry],
         weighed: dict[int, Weighed] = {}
         for i, j in block:
             a, b = heads[i], heads[j]
+            if i in via and j in via and a.path is not None and b.path is not None \
+                    and _same_file(a.path, b.path):
+                continue  # two findings of one file: their own block compares them there
             path_a = a.path if i not in via else _path_in_block(profiles[i], a, True)
             path_b = b.path if j not in via else _path_in_block(profiles[j], b, True)
             if path_a != path_b and path_a is not None and path_b is not None \

@@ -51,10 +51,17 @@ _ID_DASH_SEV_HEAD: Final = re.compile(
 _BRACKET_HEAD: Final = re.compile(
     r"(?:#?\d{1,3}[.):]?\s)?[\[(](?P<sev>[A-Za-z]{2,14}(?: [A-Za-z]{2,10})?)[\])]\s?[:—–-]?\s?"
     r"(?P<title>.{1,500})$")
-# `3. A value containing ]= changes the key (Medium)`: a numbered title with its severity
-# in parentheses at the end (the number is required: `Findings (minor)` is a group)
+# `### 3. A value containing ]= changes the key (Medium)`: a numbered heading with its
+# severity in parentheses at the end; read in the text fallback only (a dialect's own
+# sections may number a plan the same way), and only with a word that ranks a defect
+# (`(Green)`, `(Info)`, `(Note)` annotate ordinary headings)
 _TRAILING_SEV_HEAD: Final = re.compile(
-    r"#?\d{1,3}[.):] (?P<title>.{3,500}?) ?\((?P<sev>[A-Za-z]{2,14}(?: [A-Za-z]{2,10})?)\)\.?$")
+    r"#{2,6} #?\d{1,3}[.):] (?P<title>.{3,500}?) ?\((?P<sev>[A-Za-z]{2,14}(?: [A-Za-z]{2,10})?)\)"
+    r"\.?$")
+_RANKS: Final = frozenset({
+    "critical", "high", "medium", "low", "major", "minor", "important", "nit", "suggestion",
+    "trivial", "severe", "moderate", "blocker", "high severity", "medium severity",
+    "low severity"})
 # `[HIGH] text`, `(minor): text`, `WARNING: text`: a severity leading a list item
 _BULLET: Final = re.compile(r"[\[(](?P<sev>[A-Za-z]{2,14})[\])]\s?[:—–-]?\s?"
                             r"|(?P<sev2>[A-Z]{4,14}|Critical|High|Medium|Low|Major|Minor|"
@@ -139,17 +146,17 @@ def _bracket_head(text: str) -> tuple[str, str, bool, str | None] | None:
     return match["sev"], match["title"].strip().strip("*").strip(), False, None
 
 
-def _trailing_head(text: str) -> tuple[str, str, bool, str | None] | None:
-    """`1. title (Medium)` -> (severity, title, False, None)."""
-    match = _TRAILING_SEV_HEAD.match(text.strip())
-    if match is None or normalise_word(match["sev"]) not in SEVERITY_WORDS:
+def _trailing_head(line: str) -> HeadLine | None:
+    """`### 1. title (Medium)` -> its head, or None."""
+    match = _TRAILING_SEV_HEAD.match(line)
+    if match is None or normalise_word(match["sev"]) not in _RANKS:
         return None
-    return match["sev"], match["title"].strip().strip("*").strip(), False, None
+    title = match["title"].strip().strip("*").strip()
+    return HeadLine(match["sev"], title, False, "a numbered heading", "")
 
 
 def _parse_head(text: str) -> tuple[str, str, bool, str | None] | None:
-    return (_severity_head(text) or _id_severity_head(text) or _bracket_head(text)
-            or _trailing_head(text))
+    return _severity_head(text) or _id_severity_head(text) or _bracket_head(text)
 
 
 def finding_head_line(line: str) -> HeadLine | None:
@@ -245,6 +252,14 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
         line = doc.lines[i]
         stripped = line.strip()
         head = finding_head_line(stripped)
+        if head is None and loose:
+            head = _trailing_head(stripped)
+            if head is not None and _items_follow(doc.lines, doc.kinds, i + 1, end):
+                # `## 2. Security issues (High)` over a list: a severity group, whose items
+                # are the findings
+                group, head = head.severity, None
+                i += 1
+                continue
         if head is not None:
             if head.resolved:
                 b.fields.setdefault("resolved", []).append(
@@ -315,6 +330,14 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
                 _add_item(b, at, said.group(1) if said else None, text)
                 count += 1
     return count
+
+
+def _items_follow(lines: list[str], kinds: list[int], start: int, end: int) -> bool:
+    """Whether the first text after a heading is a list item."""
+    for i in range(start, end):
+        if lines[i].strip():
+            return kinds[i] == PLAIN and list_item(lines[i]) is not None
+    return False
 
 
 def _add_block(b: Builder, raw: RawFinding, end: int) -> int:
