@@ -298,9 +298,12 @@ def _line_ranges(entry: Entry, text: str) -> tuple[tuple[int, int], ...]:
                 break
             if one.line is not None and (one.path is None or loc is finding.location
                                          or _same_file(one.path, entry.path)):
-                ranges.append((one.line, one.end_line if one.end_line is not None
-                               and one.end_line >= one.line else one.line))
+                ranges.append(_span(one.line, one.end_line))
     return tuple(ranges)
+
+
+def _span(line: int, end_line: int | None) -> tuple[int, int]:
+    return line, end_line if end_line is not None and end_line >= line else line
 
 
 def _other_place(entry: Entry) -> Place | None:
@@ -310,9 +313,7 @@ def _other_place(entry: Entry) -> Place | None:
     if counter is None or not counter.path or entry.path is None \
             or _same_file(counter.path, entry.path):
         return None
-    ranges = [(one.line, one.end_line if one.end_line is not None and one.end_line >= one.line
-               else one.line)
-              for one in (counter, *counter.extra[:MAX_RANGES])
+    ranges = [_span(one.line, one.end_line) for one in (counter, *counter.extra[:MAX_RANGES])
               if one.line is not None and (one.path is None or _same_file(one.path, counter.path))]
     return counter.path, tuple(ranges)
 
@@ -477,8 +478,14 @@ def _lines_in_block(profile: Profile, by_counter: bool) -> Ranges:
     return profile.other[1] if by_counter and profile.other is not None else profile.lines
 
 
-def _path_in_block(profile: Profile, entry: Entry, by_counter: bool) -> str | None:
-    return profile.other[0] if by_counter and profile.other is not None else entry.path
+def _weighed_in(weighed: dict[int, Weighed], profiles: list[Profile], i: int,
+                by_counter: bool, weight_of: Callable[[str], float]) -> Weighed:
+    """Node i's Weighed form in the block being scored (made once per block)."""
+    found = weighed.get(i)
+    if found is None:
+        profile = profiles[i]
+        found = weighed[i] = Weighed(profile, weight_of, _lines_in_block(profile, by_counter))
+    return found
 
 
 def _twins(items: list[Entry]) -> list[list[int]]:
@@ -546,20 +553,15 @@ def _scored_pairs(heads: list[Entry],
             if i in via and j in via and a.path is not None and b.path is not None \
                     and _same_file(a.path, b.path):
                 continue  # two findings of one file: their own block compares them there
-            path_a = a.path if i not in via else _path_in_block(profiles[i], a, True)
-            path_b = b.path if j not in via else _path_in_block(profiles[j], b, True)
+            # a finding in the block by its counter-location is compared as if there
+            other_a, other_b = profiles[i].other, profiles[j].other
+            path_a = other_a[0] if i in via and other_a is not None else a.path
+            path_b = other_b[0] if j in via and other_b is not None else b.path
             if path_a != path_b and path_a is not None and path_b is not None \
                     and not _same_file(path_a, path_b):
                 continue
-            wa = weighed.get(i)
-            if wa is None:
-                prof = profiles[i]
-                wa = weighed[i] = Weighed(prof, weight_of, _lines_in_block(prof, i in via))
-            wb = weighed.get(j)
-            if wb is None:
-                prof = profiles[j]
-                wb = weighed[j] = Weighed(prof, weight_of, _lines_in_block(prof, j in via))
-            value = score(wa, wb, a, b, window)
+            value = score(_weighed_in(weighed, profiles, i, i in via, weight_of),
+                          _weighed_in(weighed, profiles, j, j in via, weight_of), a, b, window)
             # a pair under the floor blocks its clusters' merge exactly as an unscored
             # pair does, so only pairs at or over it are kept; a pair met in two blocks
             # (both files of a docs-against-code finding) keeps its better score
