@@ -141,9 +141,9 @@ def test_similar_merges_one_defect_said_in_different_words() -> None:
     assert aggregate([result("a", one), result("b", two)]).stats.findings == 1
 
 
-def docs_finding(counter: str | None) -> Finding:
+def docs_finding(counter: str | None, path: str = "README.md") -> Finding:
     """A docs-against-code finding: placed in the README, its counter-location the code."""
-    made = finding(220, path="README.md", title="Numeric entities above U+FFFF decode wrong",
+    made = finding(220, path=path, title="Numeric entities above U+FFFF decode wrong",
                    description="`String.fromCharCode` truncates astral code points, so "
                                "`&#128512;` becomes U+F600 instead of the emoji.")
     if counter is None:
@@ -158,12 +158,14 @@ def docs_finding(counter: str | None) -> Finding:
     ("lib/stringify.js:33", False),  # it is about another file than the code finding
     (None, False),  # no counter-location: the README and the code are different files
 ])
+@pytest.mark.parametrize("path", ["README.md", "test/parse.js"])  # the latter: same name
 def test_similar_meets_a_docs_finding_at_its_counter_location(counter: str | None,
-                                                             merged: bool) -> None:
+                                                             merged: bool, path: str) -> None:
     code = finding(33, path="lib/parse.js", title="Astral numeric entities are truncated",
                    description="`String.fromCharCode` cuts code points above U+FFFF to 16 "
                                "bits, so `&#128512;` comes out as U+F600.")
-    report = aggregate([result("docs", docs_finding(counter)), result("code", code)], NO_RULES)
+    report = aggregate([result("docs", docs_finding(counter, path)), result("code", code)],
+                       NO_RULES)
     assert report.stats.findings == (1 if merged else 2)
 
 

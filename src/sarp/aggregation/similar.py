@@ -418,47 +418,39 @@ def _candidates(items: list[Entry], profiles: list[Profile], df: Counter[str],
     same block and near lines, or a shared rare token. Tokens common across the whole
     batch never index (they cannot make a pair similar alone). A finding whose
     counter-location names another file is in that file's block too; each block comes
-    with the findings that are in it by their counter-location."""
+    with the findings that are in it by their counter-location. When that other file has
+    the same name (`test/parse.js` against `lib/parse.js`), the block is gone through
+    twice: once with the finding at its location, once at its counter-location."""
     indexable = frozenset(token for token, count in df.items() if count <= INDEXABLE)
     blocks: dict[str | None, list[int]] = defaultdict(list)
     by_counter: dict[str, set[int]] = defaultdict(set)
+    by_counter_here: dict[str, set[int]] = defaultdict(set)
     for position, entry in enumerate(items):
         block = _block(entry)
         blocks[block].append(position)
         other = profiles[position].other
-        if other is not None and _base(other[0]) != block:
+        if other is None:
+            continue
+        if _base(other[0]) != block:
             blocks[_base(other[0])].append(position)
             by_counter[_base(other[0])].add(position)
+        else:
+            by_counter_here[_base(other[0])].add(position)
     loose = blocks.pop(None, [])
     for block, members in blocks.items():
-        if len(members) < 2:
-            continue
-        via = by_counter.get(block, set()) if block is not None else set()
-        pairs: set[tuple[int, int]] = set()
-        postings: dict[str, list[int]] = defaultdict(list)
-        for i in members:
-            for token in indexable.intersection(profiles[i].tokens):
-                postings[token].append(i)
-        for posting in postings.values():
-            if 1 < len(posting) <= RARE:
-                for x, i in enumerate(posting):
-                    ri = items[i].result_order
-                    pairs.update((i, j) for j in posting[x + 1:]
-                                 if ri != items[j].result_order)
-        lined = sorted((min(lines)[0], i) for i in members
-                       if (lines := _lines_in_block(profiles[i], i in via)))
-        for x, (line, i) in enumerate(lined):
-            ri = items[i].result_order
-            for other_line, j in lined[x + 1: x + 1 + NEAR_CANDIDATES]:
-                if other_line - line > window:
-                    break
-                if ri != items[j].result_order:
-                    pairs.add((i, j) if i < j else (j, i))
-        yield via, pairs
+        if block is None or len(members) < 2:
+            continue  # (None, the findings that name no file, was taken out above)
+        via = by_counter.get(block, set())
+        yield via, _pairs_in_block(members, via, items, profiles, indexable, window)
+        here = by_counter_here.get(block)
+        if here:
+            yield here, {(i, j) for i, j in _pairs_in_block(members, here, items, profiles,
+                                                            indexable, window)
+                         if i in here or j in here}
     if loose:
         # findings that name no file meet everything through the batch's rare tokens
-        pairs = set()
-        postings = defaultdict(list)
+        pairs: set[tuple[int, int]] = set()
+        postings: dict[str, list[int]] = defaultdict(list)
         for i, prof in enumerate(profiles):
             for token in prof.tokens:
                 if df[token] <= RARE_LOOSE:
@@ -470,6 +462,34 @@ def _candidates(items: list[Entry], profiles: list[Profile], df: Counter[str],
                     if j != i and ri != items[j].result_order:
                         pairs.add((i, j) if i < j else (j, i))
         yield set(), pairs
+
+
+def _pairs_in_block(members: list[int], via: set[int], items: list[Entry],
+                    profiles: list[Profile], indexable: frozenset[str],
+                    window: int) -> set[tuple[int, int]]:
+    """A block's candidate pairs: a shared rare token, or lines near each other (a finding
+    in `via` at its counter-location's lines)."""
+    pairs: set[tuple[int, int]] = set()
+    postings: dict[str, list[int]] = defaultdict(list)
+    for i in members:
+        for token in indexable.intersection(profiles[i].tokens):
+            postings[token].append(i)
+    for posting in postings.values():
+        if 1 < len(posting) <= RARE:
+            for x, i in enumerate(posting):
+                ri = items[i].result_order
+                pairs.update((i, j) for j in posting[x + 1:]
+                             if ri != items[j].result_order)
+    lined = sorted((min(lines)[0], i) for i in members
+                   if (lines := _lines_in_block(profiles[i], i in via)))
+    for x, (line, i) in enumerate(lined):
+        ri = items[i].result_order
+        for other_line, j in lined[x + 1: x + 1 + NEAR_CANDIDATES]:
+            if other_line - line > window:
+                break
+            if ri != items[j].result_order:
+                pairs.add((i, j) if i < j else (j, i))
+    return pairs
 
 
 def _lines_in_block(profile: Profile, by_counter: bool) -> Ranges:
