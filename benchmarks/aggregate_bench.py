@@ -12,12 +12,17 @@ size runs in fresh processes (so one measurement's memory never counts in anothe
              merely reading the same input)
   aggregate  `sarp.aggregate(results)` with the default policy (`similar`), and the
              peak RSS of that process (input included, shown apart)
+  floor      two costs no implementation of the contract in Python avoids, on the same
+             input: the `similar` token regex run once over each finding's text (the
+             least reading of what findings say), and one `Source` record per input
+             finding (the report's `sources`, as SPEC §5 asks), its time and memory
 Bars: 1M findings from 100k results under 10 s and 2 GB; 10x the input at most 12x the
 time.
 """
 from __future__ import annotations
 
 import argparse
+import gc
 import itertools
 import json
 import platform
@@ -108,6 +113,31 @@ def run_aggregate(findings: int) -> dict[str, float]:
             "peak_mb": round(_peak_mb(), 1)}
 
 
+def run_floor(findings: int) -> dict[str, float]:
+    """What the contract costs before any pair is scored or any cluster is built."""
+    from sarp.aggregation.report import Source
+    from sarp.aggregation.similar import _TOKEN  # the default policy's reading of text
+    from sarp.model import Result, build
+    results: list[Result] = build_results(findings)  # type: ignore[assignment]
+    gc.disable()  # as `aggregate` does: a million new objects would rescan the heap
+    before = _peak_mb()
+    start = time.perf_counter()
+    sources = [build(Source, result=r.id, index=i, id=f.id, agent=r.agent or "",
+                     severity=f.severity, native_severity=f.native_severity)
+               for r in results for i, f in enumerate(r.findings)]
+    sources_s = time.perf_counter() - start
+    sources_mb = _peak_mb() - before  # measured before anything else is allocated
+    texts = [" ".join(part for part in (f.title, f.description, f.impact, f.suggestion)
+                      if part) for r in results for f in r.findings]
+    findall = _TOKEN.findall
+    start = time.perf_counter()
+    for text in texts:
+        findall(text)
+    tokens_s = time.perf_counter() - start
+    return {"tokens_s": round(tokens_s, 3), "sources_s": round(sources_s, 3),
+            "sources_mb": round(sources_mb, 1), "records": len(sources)}
+
+
 def _child(flag: str, size: int) -> dict[str, float]:
     out = subprocess.run([sys.executable, __file__, flag, str(size)], check=True,
                          capture_output=True, text=True).stdout
@@ -120,6 +150,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--sizes", type=int, nargs="*", default=[10_000, 100_000, 1_000_000])
     parser.add_argument("--aggregate", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--load", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--floor", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.aggregate:
         print(json.dumps(run_aggregate(args.aggregate)))
@@ -127,18 +158,28 @@ def main(argv: list[str]) -> int:
     if args.load:
         print(json.dumps(run_load(args.load)))
         return 0
+    if args.floor:
+        print(json.dumps(run_floor(args.floor)))
+        return 0
     print(f"# {time.strftime('%Y-%m-%d')} · {platform.machine()} · Python "
           f"{platform.python_version()} · a fresh process per size and per measurement")
     rows = []
     for size in args.sizes:
         row = _child("--aggregate", size)
         row.update(_child("--load", size))
+        row.update(_child("--floor", size))
         rows.append(row)
         print(f"{row['findings']:>9,} findings {row['results']:>7,} results  "
               f"load {row['load_s']:7.2f} s  aggregate {row['aggregate_s']:7.2f} s "
               f"({row['aggregate_s'] / row['load_s']:.2f}x load)  "
               f"merged {row['merged']:>8,}  peak {row['peak_mb']:7.0f} MB "
               f"(input {row['input_mb']:.0f} MB)")
+        floor_s = row["tokens_s"] + row["sources_s"]
+        print(f"{'':>9}  floor: token regex {row['tokens_s']:.2f} s + Source records "
+              f"{row['sources_s']:.2f} s = {floor_s:.2f} s "
+              f"({floor_s / row['aggregate_s']:.0%} of aggregate); input "
+              f"{row['input_mb']:.0f} MB + Source records {row['sources_mb']:.0f} MB = "
+              f"{row['input_mb'] + row['sources_mb']:.0f} MB")
     for small, large in itertools.pairwise(rows):
         growth = large["aggregate_s"] / small["aggregate_s"]
         print(f"{small['findings']:,} -> {large['findings']:,}: input x"
