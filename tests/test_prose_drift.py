@@ -27,20 +27,45 @@ def test_numbered_bold_leads_and_nested_items_in_a_plain_review() -> None:
     assert last.native_severity == "Nit" and "line 243" in (last.description or "")
 
 
-# The sdd format makes `### Issues` bullets findings; its author listed only the table.
-# Its two Issues bullets restate no row (one merely shared a few words with SHX-006 and
-# was once folded into it), so each is a finding of its own.
-EXTRA = {"sdd-review": 2}
+# The sdd format makes `### Issues` bullets findings; these authors listed only the
+# table. Their Issues bullets restate no row (one in shlex merely shared a few words with
+# SHX-006 and was once folded into it), so each is a finding of its own.
+EXTRA = {("qs", "sdd-review"): 2, ("semver", "sdd-review"): 1, ("shlex", "sdd-review"): 2}
+RUNS = sorted(p for p in SHLEX.parent.iterdir() if list(p.glob("*.meaning.json")))
 
 
-def test_every_review_run_reply_keeps_every_finding() -> None:
-    for meaning in sorted(SHLEX.glob("*.meaning.json")):
+@pytest.mark.parametrize("folder", RUNS, ids=lambda p: p.name)
+def test_every_review_run_reply_keeps_every_finding(folder: Path) -> None:
+    # each reply as its author wrote it, against the findings the author says it holds
+    for meaning in sorted(folder.glob("*.meaning.json")):
         name = meaning.name.removesuffix(".meaning.json")
-        reply = next(p for p in SHLEX.glob(f"{name}.*") if p != meaning
+        reply = next(p for p in folder.glob(f"{name}.*") if p != meaning
                      and not p.name.endswith(".prompt.txt"))
         meant = json.loads(meaning.read_text())["findings"]
         found = sarp.parse(reply.read_text()).findings
-        assert len(found) == len(meant) + EXTRA.get(name, 0), name
+        assert len(found) == len(meant) + EXTRA.get((folder.name, name), 0), name
+
+
+def test_a_plain_review_quoting_an_object_literal_is_not_read_as_json() -> None:
+    # minimist's plain review: `## 5. Medium/Low: title` headings, and code samples such
+    # as `{ boolean: ['verbose'], ... }` on a line of their own, once read as a JSON reply
+    # with no JSON in it (0 of 11 findings kept)
+    minimist = SHLEX.parent / "minimist"
+    result = sarp.parse((minimist / "plain-review.md").read_text())
+    assert result.dialect == "text" and len(result.findings) == 11
+    fifth = result.findings[4]
+    assert (fifth.native_severity, fifth.severity.value) == ("Medium", "major")
+    assert fifth.title == "grouped short flags that end in digits are misparsed (line 200)"
+
+
+@pytest.mark.parametrize(("text", "dialect"), [
+    ('Here it is:\n{"status": "CLEAN", "findings": []}\n', "json"),  # a preamble: still JSON
+    ("Here it is:\n{'status': 'CLEAN'}\n", "json"),  # single quotes, repaired later
+    ("{status: CLEAN}\n", "json"),  # a reply that opens with `{` is JSON, however loose
+    ("We call it so:\n{ boolean: ['v'] }\n", "text"),  # an object literal in prose
+])
+def test_which_objects_make_a_reply_json(text: str, dialect: str) -> None:
+    assert sarp.parse(text).dialect == dialect
 
 
 def test_numbered_headings_with_the_severity_at_the_end() -> None:

@@ -184,7 +184,14 @@ class JsonDialect:
         start = object_start(doc.src)
         if start >= 0:
             src = doc.src[start:]
-            score = 70 if '"status"' in src or '"findings"' in src else 40
+            if '"status"' in src or '"findings"' in src:
+                score = 70
+            elif start > 0 and src[1:].lstrip()[:1] not in ('"', "'", "}"):
+                # an object literal quoted in prose (`{ boolean: ['v'] }`) is sample code;
+                # a reply that opens with `{` is JSON however loosely written
+                return 0
+            else:
+                score = 40
             return score if start == 0 or start < 600 else score // 2
         if "```json" in doc.src or ('{"' in doc.src and '"findings"' in doc.src):
             return 45

@@ -33,9 +33,10 @@ SEVERITY_WORDS: Final = frozenset({
     "inconsistency", "warnings", "criticals", "notes", "nits", "blockers", "critical issues",
     "high severity", "medium severity", "low severity", "major issues", "minor issues",
 })
+# `## 5. Medium/Low: title` reads the severity written first
 _HEAD: Final = re.compile(
     r"(?:\d{1,3}[.)] )?(?P<pre>[^\w~\[]{0,6})\[?(?P<sev>~~[A-Za-z ]{2,20}~~|[A-Za-z]"
-    r"[A-Za-z0-9]{1,14}(?: [A-Za-z]{2,10})?)\]?(?: \([^()]{1,40}\))?"
+    r"[A-Za-z0-9]{1,14}(?: [A-Za-z]{2,10})?)(?:/[A-Za-z]{2,14})?\]?(?: \([^()]{1,40}\))?"
     r"(?: (?P<id>[A-Z]{1,8}-?\d{1,4})| ?#?(?P<num>\d{1,3}))?"
     r"(?P<resolved> ?(?:→|->) ?RESOLVED)? ?(?:[:—–]|-(?= )) ?(?P<title>.{0,500})$"
 )
