@@ -106,3 +106,39 @@ def test_a_severity_in_parentheses_ends_a_numbered_finding_heading(
             ("the handle leaks", "High"), ("the lock is never released", "High")]
     else:
         assert [(f.title, f.native_severity) for f in result.findings] == found
+
+
+BLOCK = """AGENT_RESULT: reviewer
+STATUS: conditional
+WARNING_COUNT: 2
+WARNING_ITEMS:
+  - W1: a.py:10 - the cache is never cleared
+  - W2: a.py:20 - retries ignore the timeout
+NEXT: developer
+"""
+
+
+@pytest.mark.parametrize(("prose", "detail"), [
+    ("- W1: `clear()` is never called, so stale keys stay.\n",
+     "`clear()` is never called, so stale keys stay."),
+    ("**W1 - stale cache (a.py:10).** Keys stay after reload.\nSeen with two loads.\n",
+     "stale cache (a.py:10). Keys stay after reload.\nSeen with two loads."),
+    ("- **W1 (line 10):** Keys stay after reload.\n", "Keys stay after reload."),
+    ("W1 – `a.py:10`: keys stay after reload.\n", "`a.py:10`: keys stay after reload."),
+])
+def test_an_aphelion_item_takes_the_prose_that_expands_its_id(prose: str, detail: str) -> None:
+    # the item line stays the summary (and the lead); what the prose says is added to it
+    result = sarp.parse("Evidence, by ID:\n" + prose + "\n" + BLOCK)
+    first, second = result.findings
+    assert first.title is None
+    assert first.description == "the cache is never cleared\n\n" + detail
+    assert second.description == "retries ignore the timeout"  # nothing expands W2
+    assert len(result.findings) == 2 and not any(d.code == "SARP212" for d in result.diagnostics)
+
+
+def test_an_aphelion_expansion_stops_at_the_next_item_and_ignores_unknown_ids() -> None:
+    prose = ("W2 and W1 came up in the same run.\n\n"  # names an id, expands nothing
+              "- W1: keys stay.\n- W9: not an item of the block.\n- a note on W2\n\n")
+    result = sarp.parse(prose + BLOCK)
+    assert [f.description for f in result.findings] == [
+        "the cache is never cleared\n\nkeys stay.", "retries ignore the timeout"]

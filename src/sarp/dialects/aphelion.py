@@ -10,8 +10,10 @@
 #
 # Findings come from the item lists (`CRITICAL_ITEMS`, `WARNING_ITEMS`, `FAILED_TESTS`,
 # `INCONSISTENCY_ITEMS`, ...) and from finding prose before the block; one finding named
-# in both (same id or location) is one finding. The block's counts are checked against
-# what was found; STATUS/count pairings (reviewer, tester, doc-reviewer) are checked.
+# in both (same id or location) is one finding. An item the prose only expands by its id
+# (`- W3: what was run and seen`, `**W3 - title.** text`) takes that text as its detail.
+# The block's counts are checked against what was found; STATUS/count pairings
+# (reviewer, tester, doc-reviewer) are checked.
 from __future__ import annotations
 
 import re
@@ -117,6 +119,11 @@ NUMERIC_KEYS: Final = frozenset({*COUNTS, "TOTAL", "PASSED", "FAILED", "SKIPPED"
                                  "ESTIMATED_FILES"})
 OWN_FIELDS: Final = frozenset({"AGENT_RESULT", "STATUS", "NEXT", "BLOCKED_REASON",
                                "BLOCKED_TARGET", "CURRENT_TASK"})
+# `- C1: text`, `**W3 - title (a.js:31).** text`, `- **S1 (line 222):** text`, `C1 – text`
+_EXPANSION: Final = re.compile(
+    r"(?:[-*+] |\d{1,3}[.)] )?(?P<bold>\*\*)?(?P<id>[A-Z]{1,8}-?\d{1,4})"
+    r"(?: ?\([^()]{1,80}\))?(?=[:.*]|\s?[—–]|\s-\s)(?:[:.]|\s?[—–]|\s-(?= ))?"
+    r"(?P<close>\*\*)?(?:[:.]|\s?[—–])?\s(?P<rest>.+)$")
 _KEY: Final = re.compile(r"[ \t]*(?:\*\*)?(?P<key>[A-Za-z][A-Za-z0-9_]{1,48})(?:\*\*)?[ \t]?:"
                          r"(?:\*\*)?")
 
@@ -173,8 +180,15 @@ class AphelionDialect:
         b.findings.clear()
         self._entries(b, entries)
         items = Matcher(list(b.findings))
+        as_listed = {id(raw): raw.description for raw in b.findings}
         for raw in prose_findings:
             b.add_or_fill(raw, items)
+        # items the prose did not already fill: their expansion by id, if any
+        bare = {raw.id: raw for raw in b.findings if raw.id and raw.title is None
+                and as_listed.get(id(raw), False) == raw.description}
+        if bare:
+            _expansions(b, 0, start, bare)
+            _expansions(b, end + 1, len(doc.lines), bare)
         self._checks(b, entries, end)
         if tail_prose:
             b.closing_seen = None  # prose after the block: its end tells
@@ -366,6 +380,32 @@ def _prose_section(f: Finding) -> list[str]:
     for paragraph in more[0].split("\n\n") if more else ():
         out.extend(["", inline(paragraph)])
     return [*out, ""]
+
+
+def _expansions(b: Builder, start: int, end: int, bare: dict[str, RawFinding]) -> None:
+    """Attach the prose line (and its paragraph) that leads with a bare item's id: the
+    item line is the summary, the prose what was run and seen. Each id once."""
+    doc = b.doc
+    i = start
+    while i < end:
+        match = _EXPANSION.match(doc.lines[i].strip()) if doc.kinds[i] != MARKER else None
+        i += 1
+        if match is None or match["id"] not in bare:
+            continue
+        # `**W3 - title.** text`: the title is read as text too; the item line stays the
+        # finding's lead (a prose title is often vaguer: "some lines are misread")
+        rest = match["rest"].strip()
+        if match["bold"] and not match["close"]:
+            rest = " ".join(part.strip() for part in rest.split("**", 1))
+        body = [rest]
+        while i < end and doc.kinds[i] != MARKER and doc.lines[i].strip() \
+                and list_item(doc.lines[i]) is None and not doc.lines[i].lstrip().startswith("#") \
+                and _EXPANSION.match(doc.lines[i].strip()) is None:
+            body.append(doc.lines[i].strip())
+            i += 1
+        text = "\n".join(part for part in body if part) or None
+        raw = bare.pop(match["id"])
+        b.attach(match["id"], RawFinding(line=i - len(body), id=raw.id, description=text))
 
 
 def status_is_not(b: Builder, *words: str) -> bool:
