@@ -142,3 +142,34 @@ def test_an_aphelion_expansion_stops_at_the_next_item_and_ignores_unknown_ids() 
     result = sarp.parse(prose + BLOCK)
     assert [f.description for f in result.findings] == [
         "the cache is never cleared\n\nkeys stay.", "retries ignore the timeout"]
+
+
+FRAMELESS = """# Review notes: `mailcap.py`
+
+## High: `test` fields get the wrong arguments (line 188)
+
+`findmatch` substitutes the test command with the caller's filename.
+
+## Low: a bare type is never matched (lines 113-116)
+
+`lookup('text')` finds nothing although the file has it.
+"""
+
+
+@pytest.mark.parametrize(("text", "delivery", "status"), [
+    # severity headings in a message with none of the review's frame: read as findings,
+    # and a missing `## Summary` is no sign of a cut
+    (FRAMELESS, "complete", "FINDINGS"),
+    # ... though an abrupt end still is
+    (FRAMELESS + "\nOne more thing: the `copiousoutput` flag is read from the wr", "truncated",
+     "PARTIAL"),
+    # in the review's frame, the Summary is the closing part: without it the reply was cut
+    ("# Code Reviewer Review\n\n## Files Reviewed\n- mailcap.py\n\n## Findings\n\n"
+     + FRAMELESS.split("\n", 2)[2], "truncated", "PARTIAL"),
+])
+def test_a_missing_summary_is_a_cut_only_in_the_review_frame(text: str, delivery: str,
+                                                             status: str) -> None:
+    result = sarp.parse(text)
+    assert result.dialect == "adr013" and len(result.findings) == 2
+    assert (result.delivery.value, result.status.value) == (delivery, status)
+    assert any(d.code == "SARP401" for d in result.diagnostics)

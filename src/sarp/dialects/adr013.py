@@ -3,8 +3,10 @@
 # Envelope: `# <Agent> Review`, `## Files Reviewed`, `## Findings` with one
 # `### <SEVERITY>: <title>` heading per finding and `- **Location**/Description/Impact/Fix`
 # bullets, then `## Summary` with `- **CRITICAL**: X` counts and `- **Verdict**: ...`.
-# The Summary is the required closing part: a reply without it was cut off (or forgot
-# it), so it is read as truncated.
+# The Summary is the required closing part: a reply in that frame without it was cut off
+# (or forgot it), so it is read as truncated. Severity headings alone (`## High: title`
+# in a message with no `# X Review`, `## Files Reviewed` or `## Findings`) are read the
+# same way, but without a Summary only an abrupt end says the reply was cut.
 #
 # Drift handled: severities other than the three (HIGH/MEDIUM/LOW, emoji, read through the
 # reply's scale), finding heads as bold lines (`**SUGGESTION 1: title** (`file:26`)`),
@@ -98,12 +100,18 @@ class Adr013Dialect:
             b.closing_seen = True
             self._summary(b, summary.line, summary.end)
         else:
-            if b.findings or any(s.title.lower().startswith("findings") for s in secs):
+            framed = "title" in b.fields or "files_reviewed" in b.metadata or any(
+                strip_emphasis(s.title).lower().startswith("findings") for s in secs)
+            if b.findings or framed:
                 b.envelope = True
                 b.diag("SARP401", doc.last_nonblank(), dialect="adr013",
                        part="## Summary section",
                        hint="End with ## Summary: counts and **Verdict**.")
+            if framed:
                 b.truncated("the closing ## Summary section is missing", doc.last_nonblank())
+            # else: severity headings in a message with none of the review's frame (no
+            # `# X Review`, `## Files Reviewed` or `## Findings`): a missing Summary is
+            # not evidence of a cut; how the text ends is
 
     def _findings(self, b: Builder, start: int, stop: int) -> None:
         doc = b.doc
