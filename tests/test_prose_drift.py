@@ -173,3 +173,17 @@ def test_a_missing_summary_is_a_cut_only_in_the_review_frame(text: str, delivery
     assert result.dialect == "adr013" and len(result.findings) == 2
     assert (result.delivery.value, result.status.value) == (delivery, status)
     assert any(d.code == "SARP401" for d in result.diagnostics)
+
+
+@pytest.mark.parametrize(("tail", "delivery"), [
+    # a paragraph led by a code span and a colon is prose: cut mid-sentence, it was cut
+    ("`netrc.py:96-97`: dropping the length check means files that used to raise an\n"
+     "error now parse without one. That is the intended behaviour, but the docs never",
+     "truncated"),
+    # `Key: value` lines hold no sentences, so no stop at their end means nothing
+    ("Reviewed: netrc.py and shlex.py with the stock test suite and two fuzz runs\n"
+     "Outcome: two findings above and nothing else worth raising in this module", "complete"),
+])
+def test_how_a_last_paragraph_led_by_a_colon_ends(tail: str, delivery: str) -> None:
+    reply = "## Findings\n\n- **minor**: `netrc.py:12` the lexer keeps state.\n\n" + tail
+    assert sarp.parse(reply).delivery.value == delivery

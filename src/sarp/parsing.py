@@ -176,7 +176,11 @@ def _open_paragraph(doc: Document, last: int) -> bool:
         words += len(line.split())
         i -= 1
     first = doc.lines[i + 1].strip()
-    if words < 16 or (":" in first[:30] and first.split(":", 1)[0].count(" ") < 3):
+    label = first.split(":", 1)[0] if ":" in first[:30] else None
+    # `Key: value` lines hold no sentences; a paragraph led by a code span and a colon
+    # (`netrc.py:96`: dropping ...) is prose
+    if words < 16 or (label is not None and label.count(" ") < 3
+                      and not label.startswith("`")):
         return False
     # a closing offer ("Let me know if you need more") is often left without a stop
     paragraph = " ".join(doc.lines[k].strip() for k in range(i + 1, last + 1))
