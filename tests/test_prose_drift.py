@@ -85,6 +85,10 @@ def test_numbered_headings_with_the_severity_at_the_end() -> None:
     # numbered: one finding, its title and severity from the heading
     ("### 2. The handle leaks (minor)", [("The handle leaks", "minor")]),
     ("### 2) The handle leaks (Low).", [("The handle leaks", "Low")]),
+    # the severity in bold at the end, maybe qualified (cookie's plain review)
+    ("## 1. The handle leaks. **Medium (security)**", [("The handle leaks", "Medium")]),
+    ("## 3. The handle leaks **Low**", [("The handle leaks", "Low")]),
+    ("## 3. Handle checks **Green**", [(None, None)] * 2),
     # no number: not a finding head (`Findings (minor)` is a title); its items are findings
     ("### Findings (minor)", [(None, None)] * 2),
     # over a list, it is a severity group: the items are the findings

@@ -56,9 +56,11 @@ _BRACKET_HEAD: Final = re.compile(
 # severity in parentheses at the end; read in the text fallback only (a dialect's own
 # sections may number a plan the same way), and only with a word that ranks a defect
 # (`(Green)`, `(Info)`, `(Note)` annotate ordinary headings)
+# (also `## 1. title. **Medium (security)**`: the severity in bold, maybe qualified)
 _TRAILING_SEV_HEAD: Final = re.compile(
-    r"#{2,6} #?\d{1,3}[.):] (?P<title>.{3,500}?) ?\((?P<sev>[A-Za-z]{2,14}(?: [A-Za-z]{2,10})?)\)"
-    r"\.?$")
+    r"#{2,6} #?\d{1,3}[.):] (?P<title>.{3,500}?) ?"
+    r"(?:\((?P<sev>[A-Za-z]{2,14}(?: [A-Za-z]{2,10})?)\)"
+    r"|\*\*(?P<bold>[A-Za-z]{2,14})(?: \([^()*]{1,40}\))?\*\*)\.?$")
 _RANKS: Final = frozenset({
     "critical", "high", "medium", "low", "major", "minor", "important", "nit", "suggestion",
     "trivial", "severe", "moderate", "blocker", "high severity", "medium severity",
@@ -150,10 +152,13 @@ def _bracket_head(text: str) -> tuple[str, str, bool, str | None] | None:
 def _trailing_head(line: str) -> HeadLine | None:
     """`### 1. title (Medium)` -> its head, or None."""
     match = _TRAILING_SEV_HEAD.match(line)
-    if match is None or normalise_word(match["sev"]) not in _RANKS:
+    word = match and (match["sev"] or match["bold"])
+    if not word or normalise_word(word) not in _RANKS:
         return None
     title = match["title"].strip().strip("*").strip()
-    return HeadLine(match["sev"], title, False, "a numbered heading", "")
+    if title.endswith(".") and not title.endswith(".."):
+        title = title[:-1]  # `## 2. title. **Low**`: the stop ends the title sentence
+    return HeadLine(word, title, False, "a numbered heading", "")
 
 
 def _parse_head(text: str) -> tuple[str, str, bool, str | None] | None:
