@@ -152,8 +152,10 @@ def _bracket_head(text: str) -> tuple[str, str, bool, str | None] | None:
 def _trailing_head(line: str) -> HeadLine | None:
     """`### 1. title (Medium)` -> its head, or None."""
     match = _TRAILING_SEV_HEAD.match(line)
-    word = match and (match["sev"] or match["bold"])
-    if not word or normalise_word(word) not in _RANKS:
+    if match is None:
+        return None
+    word = match["sev"] or match["bold"]
+    if normalise_word(word) not in _RANKS:
         return None
     title = match["title"].strip().strip("*").strip()
     if title.endswith(".") and not title.endswith(".."):
