@@ -191,3 +191,50 @@ def test_a_missing_summary_is_a_cut_only_in_the_review_frame(text: str, delivery
 def test_how_a_last_paragraph_led_by_a_colon_ends(tail: str, delivery: str) -> None:
     reply = "## Findings\n\n- **minor**: `netrc.py:12` the lexer keeps state.\n\n" + tail
     assert sarp.parse(reply).delivery.value == delivery
+
+
+BODY = "The loop never closes the file, so each call leaks a descriptor.\n\n"
+
+
+@pytest.mark.parametrize(("reply", "severities"), [
+    # the severity on a line of the body
+    ("### 1. File handle leaks in `load()`\n\n**Severity:** Medium\n\n" + BODY
+     + "### 2. Lock is never released\n\n**Severity:** Low\n\n" + BODY, ("Medium", "Low")),
+    # ... or in its field bullets
+    ("### 1. File handle leaks in `load()`\n- **Severity**: High\n- **Location**: a.py:12\n\n"
+     + BODY + "### 2. Lock is never released\n- **Severity**: Low\n- **Location**: a.py:40\n",
+     ("High", "Low")),
+    # at the end of the heading, after a dash
+    ("### 1. File handle leaks in `load()` — High\n\n" + BODY
+     + "### 2. Lock is never released — Low\n\n" + BODY, ("High", "Low")),
+    # as the heading's emoji
+    ("### 🔴 File handle leaks in `load()`\n\n" + BODY
+     + "### 🟡 Lock is never released\n\n" + BODY, ("🔴", "🟡")),
+    # from the severity section the heading is under
+    ("## High\n\n### File handle leaks in `load()`\n\n" + BODY
+     + "## Low\n\n### Lock is never released\n\n" + BODY, ("High", "Low")),
+    # numbered among others and pointing at code: a finding, though unrated
+    ("### 1. File handle leaks in `load()`\n\nAt a.py:12. " + BODY
+     + "### 2. Lock is never released\n\nSee line 40.\n", (None, None)),
+])
+def test_plain_review_headings_that_hold_findings(reply: str,
+                                                  severities: tuple[str | None, ...]) -> None:
+    result = sarp.parse("# Review of a.py\n\n" + reply)
+    assert result.dialect == "text"
+    assert [(f.title, f.native_severity) for f in result.findings] == [
+        ("File handle leaks in `load()`", severities[0]),
+        ("Lock is never released", severities[1])]
+
+
+@pytest.mark.parametrize("reply", [
+    # report sections, numbered
+    "## 1. Summary\n\nTwo notes at line 3.\n\n## 2. Recommendations\n\nSee line 9.\n",
+    # sections that rate nothing and point at nothing
+    "## 1. Correctness\n\nThe parser works.\n\n## 2. Style\n\nThe naming is fine.\n",
+    # a lone numbered heading
+    "## 1. The parser drops a token at line 4\n\nThat is all.\n",
+    # a heading with sections of its own
+    "## 1. Parser\n\n### Notes\n\nline 4 is odd.\n\n## 2. Lexer\n\n### Notes\n\nline 9.\n",
+])
+def test_plain_review_headings_that_are_not_findings(reply: str) -> None:
+    assert sarp.parse("# Review of a.py\n\n" + reply).findings == []

@@ -379,7 +379,7 @@ def read_references_table(builder: Builder, table: Table) -> None:
 
 
 # -- details sections -----------------------------------------------------------------
-_DETAIL_KEYS: Final[dict[str, str]] = {
+DETAIL_KEYS: Final[dict[str, str]] = {
     "location": "location", "file": "location", "where": "location", "loc": "location",
     "locations": "location", "lines": "location", "line": "location",
     "counter-location": "counter_location", "counter location": "counter_location",
@@ -412,8 +412,8 @@ def read_body(builder: Builder, raw: RawFinding, start: int, end: int) -> None:
         text = list_item(line)
         candidate = text if text is not None else line.strip()
         pair = key_value(candidate)
-        if pair is not None and pair[0].lower() in _DETAIL_KEYS:
-            name = _DETAIL_KEYS[pair[0].lower()]
+        if pair is not None and pair[0].lower() in DETAIL_KEYS:
+            name = DETAIL_KEYS[pair[0].lower()]
             current = name
             value = pair[1]
             if name == "confidence":

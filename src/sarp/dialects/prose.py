@@ -18,7 +18,7 @@ from typing import Final
 
 from sarp.dialects import common
 from sarp.dialects.base import Builder, RawFinding
-from sarp.text.inline import heading, list_item, strip_emphasis
+from sarp.text.inline import heading, key_value, list_item, strip_emphasis
 from sarp.text.lines import PLAIN
 from sarp.vocab import normalise_word
 
@@ -84,6 +84,19 @@ _LEADING_ID: Final = re.compile(
 # lead, its severity (if any) said after the title; read in the text fallback only
 _NUMBERED_BOLD: Final = re.compile(r"\*\*(?P<num>\d{1,3})[.)] (?P<inner>[^*]{3,400})\*\*")
 _GROUP_TAIL: Final = re.compile(r"\s?(?:\(\d{1,4}\)|\d{1,4}|:|—.{0,60}|-.{0,60})\s?$")
+# Headings a plain review files its findings under, read in the text fallback only:
+# `### 🔴 title`, `### 1. title — High`, `### title` under `## High`, and a run of
+# numbered headings (`### 1. title`) whose severity, if any, the body says
+_TAIL_RANK: Final = re.compile(
+    r"(?P<title>.{3,500}?)(?:(?: [—–-] ?|: )\**(?P<sev>[A-Za-z]{3,10})\**"
+    r"| [\[(]\**(?P<sev2>[A-Za-z]{3,10})\**[\])]| \*\*(?P<sev3>[A-Za-z]{3,10})\*\*)\.?$")
+_NUMBER: Final = re.compile(r"#?\d{1,3}[.):] ")
+# numbered sections of a report, not findings: `## 1. Summary`, `## 4. Things I checked`
+_SECTIONS: Final = ("summary", "overview", "overall", "findings", "issues", "verdict",
+                    "recommendation", "conclusion", "scope", "method", "context",
+                    "background", "next step", "note", "appendix", "what i ", "things ",
+                    "checked", "references", "introduction", "approach", "strengths",
+                    "limitations", "open question", "questions", "nits", "minor nits")
 
 
 def _severity_head(text: str) -> tuple[str, str, bool, str | None] | None:
@@ -251,6 +264,8 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
     """
     doc = b.doc
     group: str | None = None
+    group_level = 0  # the level of the heading that set `group` (0: not a heading)
+    runs = _numbered_runs(doc.lines, doc.kinds, doc.headings(), start, end) if loose else {}
     count = 0
     i = start
     while i < end:
@@ -283,10 +298,21 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
             stripped.startswith("**") else None
         if word is not None:
             group = word
+            level = heading(stripped)
+            group_level = level[0] if level is not None else 0
             i += 1
             continue
         if stripped.startswith("#"):
-            group = None
+            level = heading(stripped)
+            raw = _heading_finding(doc.lines, doc.kinds, i, end, level, runs,
+                                   group if group_level else None, group_level) \
+                if loose and level is not None else None
+            if raw is not None:
+                i = _add_block(b, raw, end)
+                count += 1
+                continue
+            if level is None or level[0] <= group_level or not group_level:
+                group, group_level = None, 0
             i += 1
             continue
         lead = _id_lead(stripped) if group is not None else None
@@ -338,6 +364,92 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
                 _add_item(b, at, said.group(1) if said else None, text)
                 count += 1
     return count
+
+
+def _numbered_runs(lines: list[str], kinds: list[int], heads: list[int], start: int,
+                   end: int) -> dict[int, int]:
+    """How many numbered headings that are not report sections each level holds."""
+    runs: dict[int, int] = {}
+    for i in heads:
+        level = heading(lines[i].strip()) if start <= i < end else None
+        if level is not None and _NUMBER.match(level[1]) and not _is_section(level[1]):
+            runs[level[0]] = runs.get(level[0], 0) + 1
+    return runs
+
+
+def _is_section(text: str) -> bool:
+    title = strip_emphasis(_NUMBER.sub("", text, count=1)).strip().lower()
+    return title.startswith(_SECTIONS) and len(title.split()) <= 6
+
+
+def _heading_finding(lines: list[str], kinds: list[int], i: int, end: int,
+                     level: tuple[int, str], runs: dict[int, int], group: str | None,
+                     group_level: int) -> RawFinding | None:
+    """A heading no dialect rule read, as a finding of a plain review (see `_TAIL_RANK`)."""
+    depth, text = level
+    if depth < 2 or _is_section(text) or _sections_below(lines, kinds, i, end, depth):
+        return None
+    numbered = _NUMBER.match(text)
+    title = strip_emphasis(text[numbered.end():] if numbered else text).strip()
+    severity: str | None = None
+    if title[:1] in _SEVERITY_EMOJI:  # `### 🔴 title`
+        severity, title = title[0], title[1:].lstrip("\ufe0f :—–-")
+    elif (tail := _TAIL_RANK.fullmatch(title)) is not None and normalise_word(
+            word := tail["sev"] or tail["sev2"] or tail["sev3"]) in _RANKS:
+        severity, title = word, tail["title"].rstrip(" .:—–-")  # `### 1. title — High`
+    elif group is not None and depth > group_level:  # `### title` under `## High`
+        severity = group
+    elif not (numbered and runs.get(depth, 0) >= 2) or (
+            _items_follow(lines, kinds, i + 1, end) and not _fields_follow(lines, i + 1, end)
+    ) or not _reads_as_finding(lines, kinds, i, end):
+        # not numbered among others; a heading over a list (a category, whose items are
+        # read on their own); or a section that neither rates nor points at anything
+        # (`## 2. Style`)
+        return None
+    if not title:
+        return None
+    raw = RawFinding(line=i, severity=severity, title=title)
+    raw.location = common.location_in(title)
+    return raw
+
+
+_LINE_MENTION: Final = re.compile(r"\b(?:[Ll]ines?|L)\s?\d{1,6}\b")
+
+
+def _reads_as_finding(lines: list[str], kinds: list[int], i: int, end: int) -> bool:
+    """Whether a heading or its body, up to the next heading, names a line or a place, or
+    rates it (`**Severity:** Medium`)."""
+    for k in range(i, end):
+        if k > i and kinds[k] == PLAIN and lines[k][:1] == "#":
+            break
+        line = lines[k]
+        if _LINE_MENTION.search(line) or common.location_in(line):
+            return True
+        pair = key_value(list_item(line) or line.strip())
+        if pair is not None and pair[0].lower() == "severity":
+            return True
+    return False
+
+
+def _sections_below(lines: list[str], kinds: list[int], i: int, end: int,
+                    depth: int) -> bool:
+    """Whether a deeper heading comes before the next heading of this level or higher."""
+    for k in range(i + 1, end):
+        if kinds[k] == PLAIN and lines[k][:1] == "#":
+            below = heading(lines[k].strip())
+            if below is not None:
+                return below[0] > depth
+    return False
+
+
+def _fields_follow(lines: list[str], start: int, end: int) -> bool:
+    """Whether the list under a heading opens with a finding's field (`- **Severity**: x`)."""
+    for k in range(start, end):
+        if lines[k].strip():
+            item = list_item(lines[k])
+            pair = key_value(item) if item is not None else None
+            return pair is not None and pair[0].lower() in common.DETAIL_KEYS
+    return False
 
 
 def _items_follow(lines: list[str], kinds: list[int], start: int, end: int) -> bool:
