@@ -51,8 +51,10 @@ def dump(reply: Path) -> dict[str, Any]:
 def main() -> int:
     for reply in replies():
         path = expected_path(reply)
-        text = json.dumps(dump(reply), indent=2, ensure_ascii=False) + "\n"
-        if not path.exists() or path.read_text(encoding="utf-8") != text:
+        data = dump(reply)
+        # rewritten only when what it says changed, not the order of its keys
+        if not path.exists() or json.loads(path.read_text(encoding="utf-8")) != data:
+            text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
             path.write_text(text, encoding="utf-8")
             print(f"wrote {path.relative_to(DATA.parent)}")
     return 0

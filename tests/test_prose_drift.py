@@ -238,3 +238,28 @@ def test_plain_review_headings_that_hold_findings(reply: str,
 ])
 def test_plain_review_headings_that_are_not_findings(reply: str) -> None:
     assert sarp.parse("# Review of a.py\n\n" + reply).findings == []
+
+
+@pytest.mark.parametrize(("reply", "found"), [
+    # labelled headings, the severity in the body
+    ("#### Finding 1: File handle leaks\nSeverity: High\n\nx.\n\n"
+     "#### Finding 2: Lock is never released\nSeverity: Low\n\ny.\n",
+     [("File handle leaks", "High"), ("Lock is never released", "Low")]),
+    # several fields on one line
+    ("### Issue: File handle leaks\n**Severity:** High | **File:** a.py:12\n\nx.\n\n"
+     "### Issue: Lock is never released\n**Severity:** Low | **File:** a.py:40\n\ny.\n",
+     [("File handle leaks", "High"), ("Lock is never released", "Low")]),
+    # a labelled bold lead, its severity after the bold
+    ("**Issue 1: File handle leaks** (High)\nx.\n\n**Issue 2: Lock is never released** (Low)\n",
+     [("File handle leaks", "High"), ("Lock is never released", "Low")]),
+    # urgency groups
+    ("## Blocking\n\n- File handle leaks (a.py:12)\n\n## Non-blocking\n\n"
+     "- Lock is never released (a.py:40)\n",
+     [(None, "Blocking"), (None, "Non-blocking")]),
+    # a numbered list of places, one of them called fine
+    ("Two problems:\n\n1. File handle leaks (a.py:12).\n2. Lock is never released (line 40).\n"
+     "3. The cache at a.py:50 is fine.\n", [(None, None), (None, None)]),
+])
+def test_more_plain_review_shapes(reply: str, found: list[tuple[str | None, str | None]]) -> None:
+    result = sarp.parse("# Review of a.py\n\n" + reply)
+    assert [(f.title, f.native_severity) for f in result.findings] == found

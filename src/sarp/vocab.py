@@ -217,7 +217,8 @@ _DEFAULT_ALIASES: Final[dict[str, Severity]] = {
     "minor": MINOR, "low": MINOR, "info": MINOR, "informational": MINOR, "note": MINOR,
     "nit": MINOR, "nitpick": MINOR, "suggestion": MINOR, "advisory": MINOR, "trivial": MINOR,
     "cosmetic": MINOR, "green": MINOR, "p2": MINOR, "p3": MINOR, "optional": MINOR,
-    "improvement": MINOR, "style": MINOR,
+    "improvement": MINOR, "style": MINOR, "non-blocking": MINOR, "nice to have": MINOR,
+    "should": MAJOR, "must": CRIT,
 }
 
 

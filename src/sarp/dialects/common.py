@@ -411,24 +411,23 @@ def read_body(builder: Builder, raw: RawFinding, start: int, end: int) -> None:
             continue
         text = list_item(line)
         candidate = text if text is not None else line.strip()
-        pair = key_value(candidate)
-        if pair is not None and pair[0].lower() in DETAIL_KEYS:
-            name = DETAIL_KEYS[pair[0].lower()]
-            current = name
-            value = pair[1]
-            if name == "confidence":
-                raw.confidence = builder.confidence_from(value)
-            elif name == "severity":
-                raw.severity = strip_markup(value)
-                raw.severity_line = i
-            elif name == "evidence":
-                prose.append(value)
-                current = None
-            elif name == "agent":
-                raw.agent = strip_markup(value)
-            else:
-                setattr(raw, name, value)
-                more[name] = []
+        fields = _detail_fields(candidate)
+        if fields:
+            for name, value in fields:
+                current = name
+                if name == "confidence":
+                    raw.confidence = builder.confidence_from(value)
+                elif name == "severity":
+                    raw.severity = strip_markup(value)
+                    raw.severity_line = i
+                elif name == "evidence":
+                    prose.append(value)
+                    current = None
+                elif name == "agent":
+                    raw.agent = strip_markup(value)
+                else:
+                    setattr(raw, name, value)
+                    more[name] = []
         elif current in ("description", "impact", "suggestion") and text is None and (
             line.startswith(("  ", "\t"))
         ):
@@ -445,6 +444,20 @@ def read_body(builder: Builder, raw: RawFinding, start: int, end: int) -> None:
         raw.description = text
     elif text and raw.description and len(text) > len(raw.description) * 2:
         raw.description = f"{raw.description}\n\n{text}"
+
+
+def _detail_fields(text: str) -> list[tuple[str, str]]:
+    """The finding fields a body line holds: `**Fix**: x`, or several on one line
+    (`**Severity:** High | **File:** a.py:12`); [] for a line that is not one."""
+    pair = key_value(text)
+    if pair is None or pair[0].lower() not in DETAIL_KEYS:
+        return []
+    if " | " not in pair[1]:
+        return [(DETAIL_KEYS[pair[0].lower()], pair[1])]
+    parts = [key_value(part.strip()) for part in text.split(" | ")]
+    if all(part is not None and part[0].lower() in DETAIL_KEYS for part in parts):
+        return [(DETAIL_KEYS[part[0].lower()], part[1]) for part in parts if part is not None]
+    return [(DETAIL_KEYS[pair[0].lower()], pair[1])]  # a pipe inside one value
 
 
 def details_heading(text: str) -> tuple[str, str, str | None] | None:

@@ -32,6 +32,9 @@ SEVERITY_WORDS: Final = frozenset({
     "removal", "critical issue", "suggestions", "improvements", "removals", "advisory",
     "inconsistency", "warnings", "criticals", "notes", "nits", "blockers", "critical issues",
     "high severity", "medium severity", "low severity", "major issues", "minor issues",
+    # how plain reviews group by urgency: `## Blocking`, `## Must fix`, `## Nice to have`
+    "blocking", "non-blocking", "must fix", "should fix", "nice to have", "nitpick",
+    "nitpicks", "optional",
 })
 # `## 5. Medium/Low: title` reads the severity written first
 _HEAD: Final = re.compile(
@@ -82,15 +85,24 @@ _LEADING_ID: Final = re.compile(
     r"(?:(?P<sep>\s?[:—–]\s?|\s-\s)|\s(?=`)|$)(?P<rest>.{0,500})$")
 # `**3. Tokens come out of order (lines 113-117). Medium.**`: a numbered bold paragraph
 # lead, its severity (if any) said after the title; read in the text fallback only
-_NUMBERED_BOLD: Final = re.compile(r"\*\*(?P<num>\d{1,3})[.)] (?P<inner>[^*]{3,400})\*\*")
-_GROUP_TAIL: Final = re.compile(r"\s?(?:\(\d{1,4}\)|\d{1,4}|:|—.{0,60}|-.{0,60})\s?$")
+# (also labelled, `**Issue 2: title** (High)`, its severity then maybe after the bold)
+_NUMBERED_BOLD: Final = re.compile(
+    r"\*\*(?:(?:finding|issue|bug|problem|defect|concern) #?)?(?P<num>\d{1,3})[.):] "
+    r"(?P<inner>[^*]{3,400})\*\*", re.IGNORECASE)
+_GROUP_TAIL: Final = re.compile(r"\s?(?:\(\d{1,4}\)|\d{1,4}|:|—.{0,60})\s?$|\s-.{0,60}$")
+_AFTER_BOLD: Final = re.compile(
+    r"\s?(?:[—–-]\s?|\(|\[)?\**(critical|blocker|high|major|important|medium|minor|low|nit)\b",
+    re.IGNORECASE)
 # Headings a plain review files its findings under, read in the text fallback only:
 # `### 🔴 title`, `### 1. title — High`, `### title` under `## High`, and a run of
 # numbered headings (`### 1. title`) whose severity, if any, the body says
 _TAIL_RANK: Final = re.compile(
     r"(?P<title>.{3,500}?)(?:(?: [—–-] ?|: )\**(?P<sev>[A-Za-z]{3,10})\**"
     r"| [\[(]\**(?P<sev2>[A-Za-z]{3,10})\**[\])]| \*\*(?P<sev3>[A-Za-z]{3,10})\*\*)\.?$")
-_NUMBER: Final = re.compile(r"#?\d{1,3}[.):] ")
+# `1. `, `#2) `, and labelled: `Finding 1: `, `Issue 3 — `, `Bug #2. `, `Issue: `
+_NUMBER: Final = re.compile(
+    r"#?\d{1,3}[.):] |(?:finding|issue|bug|problem|defect|concern)(?: #?\d{1,3})?"
+    r"(?:[.:)]| [—–-]) ?", re.IGNORECASE)
 # numbered sections of a report, not findings: `## 1. Summary`, `## 4. Things I checked`
 _SECTIONS: Final = ("summary", "overview", "overall", "findings", "issues", "verdict",
                     "recommendation", "conclusion", "scope", "method", "context",
@@ -266,6 +278,7 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
     group: str | None = None
     group_level = 0  # the level of the heading that set `group` (0: not a heading)
     runs = _numbered_runs(doc.lines, doc.kinds, doc.headings(), start, end) if loose else {}
+    benign = False  # under `## Things I checked that are fine`: items there are not salvaged
     count = 0
     i = start
     while i < end:
@@ -304,6 +317,7 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
             continue
         if stripped.startswith("#"):
             level = heading(stripped)
+            benign = level is not None and _BENIGN.search(level[1]) is not None
             raw = _heading_finding(doc.lines, doc.kinds, i, end, level, runs,
                                    group if group_level else None, group_level) \
                 if loose and level is not None else None
@@ -355,12 +369,16 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
         if group is not None:
             _add_item(b, at, group, text)
             count += 1
-        elif loose:
-            # Unambiguous enough: an item about a place (it starts with one), or one
-            # that names a place and a severity word.
+        elif loose and not benign:
+            # Unambiguous enough: an item about a place (it starts with one), one that
+            # names a place and a severity word, or a numbered item that names a place or
+            # a line and does not call itself fine (a review's numbered list of places is
+            # its findings: `1. title (a.py:12). text`).
             place = common.location_in(text)
             said = _LOOSE_SEVERITY.search(text[:120]) if place else None
-            if place and (said is not None or plain.lstrip("`*_ ").startswith(place)):
+            if (place and (said is not None or plain.lstrip("`*_ ").startswith(place))) or (
+                    _ORDERED.match(line) is not None and _BENIGN.search(text) is None
+                    and (place or _LINE_MENTION.search(text))):
                 _add_item(b, at, said.group(1) if said else None, text)
                 count += 1
     return count
@@ -413,6 +431,11 @@ def _heading_finding(lines: list[str], kinds: list[int], i: int, end: int,
     return raw
 
 
+_ORDERED: Final = re.compile(r"[ \t]*\d{1,3}[.)][ \t]")
+# sections of a plain review that list what is right, not what is wrong
+_BENIGN: Final = re.compile(r"\b(?:fine|looks good|no issues?|no problems?|ok|okay|strengths?"
+                            r"|positives?|what works|well done|good|not an? (?:issue|bug|problem))"
+                            r"\b", re.IGNORECASE)
 _LINE_MENTION: Final = re.compile(r"\b(?:[Ll]ines?|L)\s?\d{1,6}\b")
 
 
@@ -477,6 +500,8 @@ def _numbered_finding(match: re.Match[str], line: int) -> RawFinding:
     cut = cut if cut >= 0 else inner.find(". ")
     said = _LOOSE_SEVERITY.search(inner[cut + 1:]) if cut >= 0 else None
     title = inner[:cut + 1].strip() if said is not None else inner
+    if said is None:  # `**Issue 2: title** (High)`: right after the bold
+        said = _AFTER_BOLD.match(match.string, match.end())
     raw = RawFinding(line=line, severity=said.group(1) if said else None)
     raw.title = title.rstrip(".")
     return raw
