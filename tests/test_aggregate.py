@@ -169,6 +169,32 @@ def test_similar_meets_a_docs_finding_at_its_counter_location(counter: str | Non
     assert report.stats.findings == (1 if merged else 2)
 
 
+@pytest.mark.parametrize(("one", "two"), [
+    # crossed: each names the other's file as its counter-location
+    (("test/parse.js:220", "lib/parse.js:33"), ("lib/parse.js:33", "test/parse.js:220")),
+    # two findings in different files that both point at the same code
+    (("README.md:220", "lib/parse.js:33"), ("test/parse.js:12", "lib/parse.js:33")),
+    (("README.md:220", "lib/parse.js:33"), ("docs/api.md:12", "lib/parse.js:33")),
+])
+def test_similar_meets_two_findings_each_at_its_own_place(
+        one: tuple[str, str], two: tuple[str, str]) -> None:
+    def placed(where: tuple[str, str], title: str, description: str) -> Finding:
+        (path, line), (other, other_line) = (w.split(":") for w in where)
+        return finding(int(line), path=path, title=title, description=description
+                       ).model_copy(update={"counter_location": build(
+                           Location, raw=where[1], path=other, line=int(other_line),
+                           end_line=None)})
+
+    first = placed(one, "Numeric entities above U+FFFF decode wrong",
+                   "`String.fromCharCode` truncates astral code points, so `&#128512;` "
+                   "becomes U+F600 instead of the emoji.")
+    second = placed(two, "Astral numeric entities are truncated",
+                    "`String.fromCharCode` cuts code points above U+FFFF to 16 bits, so "
+                    "`&#128512;` comes out as U+F600.")
+    report = aggregate([result("r1", first), result("r2", second)], NO_RULES)
+    assert report.stats.findings == 1
+
+
 def test_two_docs_findings_far_apart_are_not_joined_by_their_counter_locations() -> None:
     # both name nearby code; in the README they are 270 lines apart, two different edits
     def docs(line: int, title: str, description: str, counter: int) -> Finding:

@@ -413,40 +413,26 @@ def _block(entry: Entry) -> str | None:
 
 
 def _candidates(items: list[Entry], profiles: list[Profile], df: Counter[str],
-                window: int) -> Iterator[tuple[set[int], set[tuple[int, int]]]]:
+                window: int) -> Iterator[set[tuple[int, int]]]:
     """Pairs worth scoring, one file block at a time (so they never all sit in memory):
     same block and near lines, or a shared rare token. Tokens common across the whole
-    batch never index (they cannot make a pair similar alone). A finding whose
-    counter-location names another file is in that file's block too; each block comes
-    with the findings that are in it by their counter-location. When that other file has
-    the same name (`test/parse.js` against `lib/parse.js`), the block is gone through
-    twice: once with the finding at its location, once at its counter-location."""
+    batch never index (they cannot make a pair similar alone).
+
+    A block holds places, not findings: place `2 * i` is finding i at its location, and
+    place `2 * i + 1` the same finding at its counter-location when that names another
+    file (docs against code: README.md:40 against lib/parse.js:103). So a finding meets
+    the findings of both files, each side at its own place, whatever their names."""
     indexable = frozenset(token for token, count in df.items() if count <= INDEXABLE)
     blocks: dict[str | None, list[int]] = defaultdict(list)
-    by_counter: dict[str, set[int]] = defaultdict(set)
-    by_counter_here: dict[str, set[int]] = defaultdict(set)
     for position, entry in enumerate(items):
-        block = _block(entry)
-        blocks[block].append(position)
+        blocks[_block(entry)].append(2 * position)
         other = profiles[position].other
-        if other is None:
-            continue
-        if _base(other[0]) != block:
-            blocks[_base(other[0])].append(position)
-            by_counter[_base(other[0])].add(position)
-        else:
-            by_counter_here[_base(other[0])].add(position)
+        if other is not None:
+            blocks[_base(other[0])].append(2 * position + 1)
     loose = blocks.pop(None, [])
-    for block, members in blocks.items():
-        if block is None or len(members) < 2:
-            continue  # (None, the findings that name no file, was taken out above)
-        via = by_counter.get(block, set())
-        yield via, _pairs_in_block(members, via, items, profiles, indexable, window)
-        here = by_counter_here.get(block)
-        if here:
-            yield here, {(i, j) for i, j in _pairs_in_block(members, here, items, profiles,
-                                                            indexable, window)
-                         if i in here or j in here}
+    for members in blocks.values():
+        if len(members) >= 2:
+            yield _pairs_in_block(members, items, profiles, indexable, window)
     if loose:
         # findings that name no file meet everything through the batch's rare tokens
         pairs: set[tuple[int, int]] = set()
@@ -455,56 +441,55 @@ def _candidates(items: list[Entry], profiles: list[Profile], df: Counter[str],
             for token in prof.tokens:
                 if df[token] <= RARE_LOOSE:
                     postings[token].append(i)
-        for i in loose:
+        for place in loose:
+            i = place >> 1
             ri = items[i].result_order
             for token in profiles[i].tokens:
                 for j in postings.get(token, ()):
                     if j != i and ri != items[j].result_order:
-                        pairs.add((i, j) if i < j else (j, i))
-        yield set(), pairs
+                        pairs.add((2 * i, 2 * j) if i < j else (2 * j, 2 * i))
+        yield pairs
 
 
-def _pairs_in_block(members: list[int], via: set[int], items: list[Entry],
-                    profiles: list[Profile], indexable: frozenset[str],
-                    window: int) -> set[tuple[int, int]]:
-    """A block's candidate pairs: a shared rare token, or lines near each other (a finding
-    in `via` at its counter-location's lines)."""
+def _pairs_in_block(members: list[int], items: list[Entry], profiles: list[Profile],
+                    indexable: frozenset[str], window: int) -> set[tuple[int, int]]:
+    """A block's candidate pairs of places: a shared rare token, or lines near each
+    other. Each pair is (p, q) with p < q, so its findings are in canonical order."""
     pairs: set[tuple[int, int]] = set()
     postings: dict[str, list[int]] = defaultdict(list)
-    for i in members:
-        for token in indexable.intersection(profiles[i].tokens):
-            postings[token].append(i)
+    for p in members:
+        for token in indexable.intersection(profiles[p >> 1].tokens):
+            postings[token].append(p)
     for posting in postings.values():
         if 1 < len(posting) <= RARE:
-            for x, i in enumerate(posting):
-                ri = items[i].result_order
-                pairs.update((i, j) for j in posting[x + 1:]
-                             if ri != items[j].result_order)
-    lined = sorted((min(lines)[0], i) for i in members
-                   if (lines := _lines_in_block(profiles[i], i in via)))
-    for x, (line, i) in enumerate(lined):
-        ri = items[i].result_order
-        for other_line, j in lined[x + 1: x + 1 + NEAR_CANDIDATES]:
+            for x, p in enumerate(posting):
+                rp = items[p >> 1].result_order
+                pairs.update((p, q) if p < q else (q, p) for q in posting[x + 1:]
+                             if rp != items[q >> 1].result_order)
+    lined = sorted((min(lines)[0], p) for p in members
+                   if (lines := _lines_at(profiles[p >> 1], p & 1)))
+    for x, (line, p) in enumerate(lined):
+        rp = items[p >> 1].result_order
+        for other_line, q in lined[x + 1: x + 1 + NEAR_CANDIDATES]:
             if other_line - line > window:
                 break
-            if ri != items[j].result_order:
-                pairs.add((i, j) if i < j else (j, i))
+            if rp != items[q >> 1].result_order:
+                pairs.add((p, q) if p < q else (q, p))
     return pairs
 
 
-def _lines_in_block(profile: Profile, by_counter: bool) -> Ranges:
-    """The lines a finding is compared by in a block: its counter-location's, when it is
-    in the block by its counter-location."""
-    return profile.other[1] if by_counter and profile.other is not None else profile.lines
+def _lines_at(profile: Profile, at_counter: int) -> Ranges:
+    """The lines of a finding at one of its places (see `_candidates`)."""
+    return profile.other[1] if at_counter and profile.other is not None else profile.lines
 
 
-def _weighed_in(weighed: dict[int, Weighed], profiles: list[Profile], i: int,
-                by_counter: bool, weight_of: Callable[[str], float]) -> Weighed:
-    """Node i's Weighed form in the block being scored (made once per block)."""
-    found = weighed.get(i)
+def _weighed_in(weighed: dict[int, Weighed], profiles: list[Profile], place: int,
+                weight_of: Callable[[str], float]) -> Weighed:
+    """A place's Weighed form in the block being scored (made once per block)."""
+    found = weighed.get(place)
     if found is None:
-        profile = profiles[i]
-        found = weighed[i] = Weighed(profile, weight_of, _lines_in_block(profile, by_counter))
+        profile = profiles[place >> 1]
+        found = weighed[place] = Weighed(profile, weight_of, _lines_at(profile, place & 1))
     return found
 
 
@@ -566,24 +551,26 @@ def _scored_pairs(heads: list[Entry],
     scored: dict[int, float] = {}
     window = policy.window
     width = len(heads)
-    for via, block in _candidates(heads, profiles, df, window):
+    for block in _candidates(heads, profiles, df, window):
         weighed: dict[int, Weighed] = {}
-        for i, j in block:
+        for p, q in block:
+            i, j = p >> 1, q >> 1
             a, b = heads[i], heads[j]
-            if i in via and j in via and a.path is not None and b.path is not None \
+            at_i, at_j = p & 1, q & 1
+            if at_i and at_j and a.path is not None and b.path is not None \
                     and _same_file(a.path, b.path):
                 continue  # two findings of one file: their own block compares them there
-            # a finding in the block by its counter-location is compared as if there
+            # a finding at its counter-location is compared as if it were there
             other_a, other_b = profiles[i].other, profiles[j].other
-            path_a = other_a[0] if i in via and other_a is not None else a.path
-            path_b = other_b[0] if j in via and other_b is not None else b.path
+            path_a = other_a[0] if at_i and other_a is not None else a.path
+            path_b = other_b[0] if at_j and other_b is not None else b.path
             if path_a != path_b and path_a is not None and path_b is not None \
                     and not _same_file(path_a, path_b):
                 continue
-            value = score(_weighed_in(weighed, profiles, i, i in via, weight_of),
-                          _weighed_in(weighed, profiles, j, j in via, weight_of), a, b, window)
+            value = score(_weighed_in(weighed, profiles, p, weight_of),
+                          _weighed_in(weighed, profiles, q, weight_of), a, b, window)
             # a pair under the floor blocks its clusters' merge exactly as an unscored
-            # pair does, so only pairs at or over it are kept; a pair met in two blocks
+            # pair does, so only pairs at or over it are kept; a pair met at two places
             # (both files of a docs-against-code finding) keeps its better score
             key = i * width + j
             if value >= PAIR_FLOOR and value > scored.get(key, 0.0):
