@@ -63,9 +63,27 @@ def test_a_plain_review_quoting_an_object_literal_is_not_read_as_json() -> None:
     ("Here it is:\n{'status': 'CLEAN'}\n", "json"),  # single quotes, repaired later
     ("{status: CLEAN}\n", "json"),  # a reply that opens with `{` is JSON, however loose
     ("We call it so:\n{ boolean: ['v'] }\n", "text"),  # an object literal in prose
+    ("\n  {status: CLEAN}", "json"),  # opening with `{` after blank space
+    # a reply in a fence, with a comment and a key other than `findings`
+    ('```json\n{\n  // review of a.py\n  "issues": [{"severity": "major", "line": 3}]\n}\n```',
+     "json"),
+    ('Here you go:\n```\n{\n  // a.py\n  "issues": [{"severity": "major"}]\n}\n```', "json"),
+    # a sample first, the reply after it
+    ('I tried\n{ a: 1 }\nMy result:\n```json\n{"issues": [{"severity": "major"}]}\n```',
+     "json"),
+    ('A sample:\n```\n{ a: 1 }\n```\nMy result:\n```\n{"status": "CLEAN", "findings": []}\n```',
+     "json"),
+    # what a review quotes is no reply: JSON samples, an empty object, an HTTP body
+    ('## 1. High: pollution (line 3)\n\n{"__proto__": {"polluted": true}}\n', "text"),
+    ("## 1. High: pollution (line 3)\n\n{'a': 1}\n", "text"),
+    ("## 1. High: pollution (line 3)\n\n{}\n", "text"),
+    ('## 1. High: wrong code (line 3)\n\nIt returns\n{"status": 500}\n', "text"),
 ])
 def test_which_objects_make_a_reply_json(text: str, dialect: str) -> None:
-    assert sarp.parse(text).dialect == dialect
+    result = sarp.parse(text)
+    assert result.dialect == dialect
+    if text.startswith("## 1."):
+        assert len(result.findings) == 1  # the review's finding is kept
 
 
 def test_numbered_headings_with_the_severity_at_the_end() -> None:

@@ -12,13 +12,14 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Final
+from collections.abc import Iterator
+from typing import Any, Final, NamedTuple
 
 from sarp.dialects.base import Builder, RawFinding
 from sarp.model import Result, Severity
 from sarp.text import jsontext
 from sarp.text.lines import Document
-from sarp.vocab import STATUS
+from sarp.vocab import STATUS, StatusVocab
 
 __all__ = ["JSON", "JsonDialect", "decode_object", "find_object"]
 
@@ -172,6 +173,58 @@ def decode_object(text: str) -> tuple[Any, list[str], bool]:
         return None, fixes, truncated
 
 
+class _Candidate(NamedTuple):
+    """Text that may hold the JSON reply: a fence's body, or the reply from a `{` line."""
+
+    open_at: int  # the fence's opening line, or -1
+    close_at: int  # the fence's closing line (-1: never closed)
+    declared: bool  # in a fence marked json
+    text: str
+    base_line: int  # the line `text` starts on
+
+
+def _candidates(doc: Document) -> Iterator[_Candidate]:
+    """Fences marked json or opening with `{`, in order; then the reply from its first
+    line that opens with `{`."""
+    for open_at, close_at, info in doc.fences:
+        declared = info.lower() in ("json", "jsonc", "json5")
+        if declared or (
+                close_at > open_at + 1 and doc.lines[open_at + 1].lstrip().startswith("{")):
+            end = close_at if close_at >= 0 else len(doc.lines)
+            yield _Candidate(open_at, close_at, declared,
+                             "\n".join(doc.lines[open_at + 1 : end]), open_at + 1)
+    start = object_start(doc.src)
+    if start >= 0:
+        yield _Candidate(-1, -1, False, doc.src[start:], doc.src.count("\n", 0, start))
+
+
+def _reply_object(doc: Document, vocab: StatusVocab) -> tuple[_Candidate, bool] | None:
+    """The candidate that reads as a result (True), else the first one (False): a
+    review quotes samples in fences too, and a later fence may hold the reply."""
+    first: _Candidate | None = None
+    for candidate in _candidates(doc):
+        first = first or candidate
+        span = find_object(candidate.text)
+        if span is not None and _is_result(decode_object(candidate.text[span[0]:span[1]])[0],
+                                           vocab):
+            return candidate, True
+    return (first, False) if first is not None else None
+
+
+def _is_result(value: Any, vocab: StatusVocab) -> bool:
+    """An object that reads as a result: a `findings` (or `issues`) list, or a status
+    word of the json dialect's vocabulary (`{"status": 500}` is an HTTP sample)."""
+    if not isinstance(value, dict):
+        return False
+    for key, item in value.items():
+        target = RESULT_KEYS.get(str(key).lower())
+        if target == "findings" and isinstance(item, list):
+            return True
+        if target == "status" and isinstance(item, str) and vocab.read(item)[0] is not None:
+            return True
+    return False
+
+
 class JsonDialect:
     name = "json"
     severities = SEVERITIES
@@ -181,41 +234,39 @@ class JsonDialect:
         self.vocab = STATUS["json"]
 
     def detect(self, doc: Document) -> int:
-        start = object_start(doc.src)
-        if start >= 0:
-            src = doc.src[start:]
-            if '"status"' in src or '"findings"' in src:
-                score = 70
-            elif start > 0 and src[1:].lstrip()[:1] not in ('"', "'", "}"):
-                # an object literal quoted in prose (`{ boolean: ['v'] }`) is sample code;
-                # a reply that opens with `{` is JSON however loosely written
-                return 0
-            else:
-                score = 40
-            return score if start == 0 or start < 600 else score // 2
-        if "```json" in doc.src or ('{"' in doc.src and '"findings"' in doc.src):
-            return 45
-        return 0
+        src = doc.src
+        if src.lstrip().startswith("{"):  # a reply that opens with `{` is JSON, however loose
+            return 70 if '"status"' in src or '"findings"' in src else 40
+        found = _reply_object(doc, self.vocab)
+        if found is None:
+            return 0
+        candidate, is_result = found
+        if is_result:
+            return 70 if candidate.declared or candidate.base_line < 20 else 35
+        # an object a review quotes (`{"__proto__": 1}`, `{ boolean: ['v'] }`, `{}`) is
+        # sample code; inside a ```json fence it may still be a reply in other words
+        return 45 if candidate.declared else 0
 
     def parse(self, b: Builder) -> None:
         b.envelope_name = "JSON object"
         doc = b.doc
         text = doc.src
         base_line = 0
-        for open_at, close_at, info in doc.fences:
-            if info.lower() in ("json", "jsonc", "json5") or (
-                    close_at > open_at + 1 and doc.lines[open_at + 1].lstrip().startswith("{")):
-                end = close_at if close_at >= 0 else len(doc.lines)
-                text = "\n".join(doc.lines[open_at + 1 : end])
-                base_line = open_at + 1
-                b.diag("SARP005", open_at, what="JSON object", open=open_at + 1)
-                if close_at < 0:
-                    b.truncated("the code fence around the JSON is never closed", end - 1)
-                break
+        found = _reply_object(doc, self.vocab)
+        if found is not None:
+            candidate = found[0]
+            text, base_line = candidate.text, candidate.base_line
+            if candidate.open_at >= 0:
+                b.diag("SARP005", candidate.open_at, what="JSON object",
+                       open=candidate.open_at + 1)
+            if candidate.open_at >= 0 and candidate.close_at < 0:
+                b.truncated("the code fence around the JSON is never closed",
+                            len(doc.lines) - 1)
         span = find_object(text)
         if span is None:
             return
-        if text[: span[0]].strip() or text[span[1] :].strip():
+        before = doc.src[: len(doc.src) - len(text)] if found and found[0].open_at < 0 else ""
+        if before.strip() or text[: span[0]].strip() or text[span[1] :].strip():
             b.diag("SARP404", base_line + text.count("\n", 0, span[0]),
                    what="text around the JSON object ignored")
         value, fixes, truncated = decode_object(text[span[0] : span[1]])
