@@ -281,3 +281,26 @@ def test_plain_review_headings_that_are_not_findings(reply: str) -> None:
 def test_more_plain_review_shapes(reply: str, found: list[tuple[str | None, str | None]]) -> None:
     result = sarp.parse("# Review of a.py\n\n" + reply)
     assert [(f.title, f.native_severity) for f in result.findings] == found
+
+
+@pytest.mark.parametrize(("reply", "found"), [
+    # a severity head with no title over a list is a group: its items are the findings
+    ("## High/Critical:\n\n- a.py:3 — SQL injection\n- b.py:9 — path traversal\n\n"
+     "## Medium/Low:\n\n- c.py:1 — naming is inconsistent\n",
+     [("High", "SQL injection"), ("High", "path traversal"),
+      ("Medium", "naming is inconsistent")]),
+    ("**High/Critical:**\n\n- a.py:3 — SQL injection\n- b.py:9 — path traversal\n",
+     [("High", "SQL injection"), ("High", "path traversal")]),
+    ("### Medium — see below\n\n- a.py:3 — SQL injection\n- b.py:9 — path traversal\n",
+     [("Medium", "SQL injection"), ("Medium", "path traversal")]),
+    # ... also where the heads make the reply read as adr013
+    ("## High:\n\n- a.py:3 — SQL injection\n- b.py:9 — path traversal\n",
+     [("High", "SQL injection"), ("High", "path traversal")]),
+    # a head whose list is its own fields is one finding
+    ("### High:\n- **Location**: a.py:3\n- **Fix**: quote the value\n",
+     [("High", None)]),
+])
+def test_a_severity_head_over_a_list_is_a_group(reply: str,
+                                                 found: list[tuple[str, str | None]]) -> None:
+    result = sarp.parse("# Review\n\n" + reply)
+    assert [(f.native_severity, f.description) for f in result.findings] == found

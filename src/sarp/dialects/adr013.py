@@ -21,7 +21,12 @@ from typing import Final
 
 from sarp.dialects import common
 from sarp.dialects.base import Builder
-from sarp.dialects.prose import SEVERITY_WORDS, finding_head_line
+from sarp.dialects.prose import (
+    SEVERITY_WORDS,
+    finding_head_line,
+    heads_a_group,
+    read_prose_findings,
+)
 from sarp.model import Finding, Result, Severity
 from sarp.text.inline import key_value, list_item, strip_emphasis, strip_markup
 from sarp.text.lines import PLAIN, Document
@@ -120,6 +125,9 @@ class Adr013Dialect:
         ends = [h[0] for h in heads[1:]] + [stop] if heads else []
         for (i, head), end in zip(heads, ends, strict=True):
             end = _section_end(doc, i, end)
+            if heads_a_group(head, doc.lines, doc.kinds, i, end):
+                read_prose_findings(b, i, end)  # `## High:` over a list: its items
+                continue
             severity, title, resolved = head.severity, head.title, head.resolved
             raw = head.finding(i)
             if head.form != "heading":

@@ -22,8 +22,8 @@ from sarp.text.inline import heading, key_value, list_item, strip_emphasis
 from sarp.text.lines import PLAIN
 from sarp.vocab import normalise_word
 
-__all__ = ["SEVERITY_WORDS", "HeadLine", "finding_head_line", "read_prose_findings",
-           "severity_group"]
+__all__ = ["SEVERITY_WORDS", "HeadLine", "finding_head_line", "heads_a_group",
+           "read_prose_findings", "severity_group"]
 
 SEVERITY_WORDS: Final = frozenset({
     "critical", "important", "suggestion", "high", "medium", "low", "major", "minor",
@@ -296,6 +296,11 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
                 group, head = head.severity, None
                 i += 1
                 continue
+        if head is not None and heads_a_group(head, doc.lines, doc.kinds, i, end):
+            group, level = head.severity, heading(stripped)
+            group_level = level[0] if level is not None else 0
+            i += 1
+            continue
         if head is not None:
             if head.resolved:
                 b.fields.setdefault("resolved", []).append(
@@ -384,6 +389,14 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
     return count
 
 
+def heads_a_group(head: HeadLine, lines: list[str], kinds: list[int], i: int,
+                  end: int) -> bool:
+    """Whether a severity head only introduces the list under it (`## High/Critical:`,
+    `### Medium — see below`): a severity group, whose items are the findings."""
+    return _GROUP_TITLE.fullmatch(head.title.strip(" :.—–-*")) is not None and head.id is None \
+        and _items_follow(lines, kinds, i + 1, end) and not _fields_follow(lines, i + 1, end)
+
+
 def _numbered_runs(lines: list[str], kinds: list[int], heads: list[int], start: int,
                    end: int) -> dict[int, int]:
     """How many numbered headings that are not report sections each level holds."""
@@ -431,6 +444,9 @@ def _heading_finding(lines: list[str], kinds: list[int], i: int, end: int,
     return raw
 
 
+# the title of a severity head that only introduces a list: ``, `see below`, `(3)`
+_GROUP_TITLE: Final = re.compile(r"|(?:see )?below|\(?\d{1,4}\)?(?: (?:issues?|findings?|items?))?",
+                                 re.IGNORECASE)
 _ORDERED: Final = re.compile(r"[ \t]*\d{1,3}[.)][ \t]")
 # sections of a plain review that list what is right, not what is wrong
 _BENIGN: Final = re.compile(r"\b(?:fine|looks good|no issues?|no problems?|ok|okay|strengths?"
