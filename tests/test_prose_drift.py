@@ -304,3 +304,41 @@ def test_a_severity_head_over_a_list_is_a_group(reply: str,
                                                  found: list[tuple[str, str | None]]) -> None:
     result = sarp.parse("# Review\n\n" + reply)
     assert [(f.native_severity, f.description) for f in result.findings] == found
+
+
+@pytest.mark.parametrize(("prose", "detail"), [
+    # the evidence under a lead: a list, nested steps, a code block
+    ("**W1 - stale cache (a.py:10).**\n- Repro: `cache.load()` twice\n- Seen: key `a` remains\n",
+     "stale cache (a.py:10).\n- Repro: `cache.load()` twice\n- Seen: key `a` remains"),
+    ("- W1: keys stay after reload:\n  - step one\n  - step two\n- W2: the timeout is ignored\n",
+     "keys stay after reload:\n- step one\n- step two"),
+    ("**W1:** reproduced with\n\n```\n$ python -c 'x'\nKeyError: 'a'\n```\n\nOther prose.\n",
+     "reproduced with\n$ python -c 'x'\nKeyError: 'a'"),
+    ("**W1** - keys stay after reload.\n", "keys stay after reload."),
+])
+def test_an_aphelion_expansion_keeps_its_evidence(prose: str, detail: str) -> None:
+    first = sarp.parse("Evidence:\n\n" + prose + "\n" + BLOCK).findings[0]
+    assert first.description == "the cache is never cleared\n\n" + detail
+
+
+@pytest.mark.parametrize("prose", [
+    "W1 – W2 are both in the cache layer and share one root cause.\n",  # ids, not evidence
+    "Resolved since the last round:\n- W1 (fixed): no longer reproduces\n",
+    "- W1: fixed in the follow-up PR\n",
+    # the block again, in a fence: not prose
+    "```\nAGENT_RESULT: reviewer\nWARNING_ITEMS:\n"
+    "  - W1: a.py:10 - the cache is never cleared\n```\n",
+])
+def test_an_aphelion_mention_that_is_no_evidence(prose: str) -> None:
+    first = sarp.parse(prose + "\n" + BLOCK).findings[0]
+    assert first.description == "the cache is never cleared"
+
+
+def test_an_aphelion_failed_test_takes_its_expansion() -> None:
+    reply = ("- F1: ran `pytest -k reload`; the second load still sees key `a`.\n\n"
+             "AGENT_RESULT: tester\nSTATUS: failure\nTOTAL: 3\nPASSED: 2\nFAILED: 1\n"
+             "FAILED_TESTS:\n  - F1: tests/test_cache.py::test_reload - stale keys remain\n"
+             "NEXT: developer\n")
+    [failed] = sarp.parse(reply).findings
+    assert failed.description == ("stale keys remain\n\nran `pytest -k reload`; the second "
+                                  "load still sees key `a`.")

@@ -25,7 +25,7 @@ from sarp.dialects.base import Builder, Matcher, RawFinding
 from sarp.dialects.prose import read_prose_findings
 from sarp.model import Finding, Result, Severity, Status
 from sarp.text.inline import list_item, strip_emphasis, strip_markup
-from sarp.text.lines import MARKER, Document
+from sarp.text.lines import FENCED, MARKER, PLAIN, Document
 from sarp.text.locations import parse_location
 from sarp.text.tables import find_tables
 from sarp.text.write import inline, location_text
@@ -122,8 +122,12 @@ OWN_FIELDS: Final = frozenset({"AGENT_RESULT", "STATUS", "NEXT", "BLOCKED_REASON
 # `- C1: text`, `**W3 - title (a.js:31).** text`, `- **S1 (line 222):** text`, `C1 – text`
 _EXPANSION: Final = re.compile(
     r"(?:[-*+] |\d{1,3}[.)] )?(?P<bold>\*\*)?(?P<id>[A-Z]{1,8}-?\d{1,4})"
-    r"(?: ?\([^()]{1,80}\))?(?=[:.*]|\s?[—–]|\s-\s)(?:[:.]|\s?[—–]|\s-(?= ))?"
+    r"(?: ?\((?P<note>[^()]{1,80})\))?(?=[:.*]|\s?[—–]|\s-\s)(?:[:.]|\s?[—–]|\s-(?= ))?"
     r"(?P<close>\*\*)?(?:[:.]|\s?[—–])?\s(?P<rest>.+)$")
+# what a line about an item says when it is no evidence: another id (`W1 – W2 ...`), or
+# that the item was dealt with (`W1 (fixed): ...`, `- W1: resolved in the PR`)
+_SETTLED: Final = re.compile(r"\s*(?:[A-Z]{1,8}-?\d{1,4}\b|(?:fixed|resolved|addressed|done|"
+                             r"closed|no longer|obsolete|withdrawn)\b)", re.IGNORECASE)
 _KEY: Final = re.compile(r"[ \t]*(?:\*\*)?(?P<key>[A-Za-z][A-Za-z0-9_]{1,48})(?:\*\*)?[ \t]?:"
                          r"(?:\*\*)?")
 
@@ -180,12 +184,12 @@ class AphelionDialect:
         b.findings.clear()
         self._entries(b, entries)
         items = Matcher(list(b.findings))
-        as_listed = {id(raw): raw.description for raw in b.findings}
+        as_listed = {id(raw): (raw.title, raw.description) for raw in b.findings}
         for raw in prose_findings:
             b.add_or_fill(raw, items)
         # items the prose did not already fill: their expansion by id, if any
-        bare = {raw.id: raw for raw in b.findings if raw.id and raw.title is None
-                and as_listed.get(id(raw), False) == raw.description}
+        bare = {raw.id: raw for raw in b.findings
+                if raw.id and as_listed.get(id(raw)) == (raw.title, raw.description)}
         if bare:
             _expansions(b, 0, start, bare)
             _expansions(b, end + 1, len(doc.lines), bare)
@@ -383,29 +387,62 @@ def _prose_section(f: Finding) -> list[str]:
 
 
 def _expansions(b: Builder, start: int, end: int, bare: dict[str, RawFinding]) -> None:
-    """Attach the prose line (and its paragraph) that leads with a bare item's id: the
-    item line is the summary, the prose what was run and seen. Each id once."""
+    """Attach the prose that leads with a bare item's id: the item line is the summary,
+    the prose what was run and seen. Each id once; a mention that only says the item
+    was fixed, or lists it with other ids (`W1 – W2 share a cause`), is not its detail."""
     doc = b.doc
     i = start
     while i < end:
-        match = _EXPANSION.match(doc.lines[i].strip()) if doc.kinds[i] != MARKER else None
+        line = doc.lines[i]
+        match = _EXPANSION.match(line.strip()) if doc.kinds[i] == PLAIN else None
         i += 1
-        if match is None or match["id"] not in bare:
+        if match is None or match["id"] not in bare or _SETTLED.match(match["rest"]) \
+                or (match["note"] and _SETTLED.match(match["note"])):
             continue
-        # `**W3 - title.** text`: the title is read as text too; the item line stays the
-        # finding's lead (a prose title is often vaguer: "some lines are misread")
         rest = match["rest"].strip()
-        if match["bold"] and not match["close"]:
-            rest = " ".join(part.strip() for part in rest.split("**", 1))
-        body = [rest]
-        while i < end and doc.kinds[i] != MARKER and doc.lines[i].strip() \
-                and list_item(doc.lines[i]) is None and not doc.lines[i].lstrip().startswith("#") \
-                and _EXPANSION.match(doc.lines[i].strip()) is None:
-            body.append(doc.lines[i].strip())
-            i += 1
-        text = "\n".join(part for part in body if part) or None
+        if match["bold"] and not match["close"]:  # `**W3 - title.** text`: both are text
+            title, _, after = rest.partition("**")
+            rest = f"{title.strip()} {after.strip().lstrip('-—– ')}".strip()
+        else:
+            rest = rest.lstrip("-—– ")  # `**W1** - text`
+        stop = _expansion_end(doc, i, end, list_item(line) is not None,
+                              len(line) - len(line.lstrip()))
+        body = [rest, *(text for k in range(i, stop)
+                        if doc.kinds[k] != MARKER and (text := doc.lines[k].strip()))]
+        i = stop
         raw = bare.pop(match["id"])
-        b.attach(match["id"], RawFinding(line=i - len(body), id=raw.id, description=text))
+        b.attach(match["id"], RawFinding(line=i - 1, id=raw.id,
+                                         description="\n".join(filter(None, body)) or None))
+
+
+def _expansion_end(doc: Document, i: int, end: int, is_item: bool, indent: int) -> int:
+    """Where an expansion's body ends: at a heading, another id's lead, a block key, or
+    (for a lead that is a list item) its next sibling item. Lists, code and indented lines
+    under it are its evidence; after a blank line, only they go on."""
+    after_blank = False
+    for k in range(i, end):
+        line = doc.lines[k]
+        text = line.strip()
+        if not text:
+            after_blank = True
+            continue
+        if doc.kinds[k] in (MARKER, FENCED):
+            after_blank = False
+            continue
+        deeper = len(line) - len(line.lstrip()) > indent
+        item = list_item(line) is not None
+        if text.startswith("#") or "AGENT_RESULT" in text or (
+                not deeper and _EXPANSION.match(text) is not None):
+            return k
+        key = _KEY.match(line)
+        if key is not None and key["key"].isupper() and not deeper:
+            return k  # `NEXT: developer`: the block again
+        if is_item and item and not deeper:
+            return k  # the next item of the list the lead is in
+        if after_blank and not (item or deeper):
+            return k  # a new paragraph
+        after_blank = False
+    return end
 
 
 def status_is_not(b: Builder, *words: str) -> bool:
