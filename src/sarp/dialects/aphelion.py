@@ -368,9 +368,12 @@ class AphelionDialect:
 def _prose_section(f: Finding) -> list[str]:
     """What an item line cannot hold (title, impact, fix, more text), written as the
     finding prose reviewers put before the block; parse merges it with the item by id."""
-    if f.type in ("failed-test", "failed-criterion"):
-        return []
     more = (f.description or "").split("\n\n", 1)[1:]
+    if f.type in ("failed-test", "failed-criterion"):
+        # what was run and seen, as the expansion a tester writes under its id
+        paragraphs = more[0].split("\n\n") if more and f.id else []
+        return [f"- {f.id}: {inline(paragraphs[0])}", *(f"  {inline(p)}" for p in paragraphs[1:]),
+                ""] if paragraphs else []
     bullets = [(label, value) for label, value in (
         ("Location", location_text(f.location) if f.location else None),
         ("Impact", f.impact), ("Fix", f.suggestion), ("Type", f.type),
