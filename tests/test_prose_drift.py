@@ -287,10 +287,10 @@ def test_more_plain_review_shapes(reply: str, found: list[tuple[str | None, str 
     # a severity head with no title over a list is a group: its items are the findings
     ("## High/Critical:\n\n- a.py:3 — SQL injection\n- b.py:9 — path traversal\n\n"
      "## Medium/Low:\n\n- c.py:1 — naming is inconsistent\n",
-     [("High", "SQL injection"), ("High", "path traversal"),
+     [("Critical", "SQL injection"), ("Critical", "path traversal"),
       ("Medium", "naming is inconsistent")]),
     ("**High/Critical:**\n\n- a.py:3 — SQL injection\n- b.py:9 — path traversal\n",
-     [("High", "SQL injection"), ("High", "path traversal")]),
+     [("Critical", "SQL injection"), ("Critical", "path traversal")]),
     ("### Medium — see below\n\n- a.py:3 — SQL injection\n- b.py:9 — path traversal\n",
      [("Medium", "SQL injection"), ("Medium", "path traversal")]),
     # ... also where the heads make the reply read as adr013
@@ -342,3 +342,12 @@ def test_an_aphelion_failed_test_takes_its_expansion() -> None:
     [failed] = sarp.parse(reply).findings
     assert failed.description == ("stale keys remain\n\nran `pytest -k reload`; the second "
                                   "load still sees key `a`.")
+
+
+@pytest.mark.parametrize(("head", "native"), [
+    ("## 5. Medium/Low: flags are misparsed (line 200)", "Medium"),
+    ("## 5. Low/High: flags are misparsed (line 200)", "High"),  # the worse of the two
+])
+def test_a_slashed_severity_reads_the_worse(head: str, native: str) -> None:
+    [found] = sarp.parse("# Review\n\n" + head + "\n\nThe digits are taken.\n").findings
+    assert (found.native_severity, found.title) == (native, "flags are misparsed (line 200)")

@@ -28,6 +28,7 @@ __all__ = [
     "StatusVocab",
     "normalise_word",
     "register_scale",
+    "worse",
 ]
 
 BY_CONTENT: Final = "by-content"  # the word does not say; findings decide
@@ -232,6 +233,13 @@ _LEVEL: Final[dict[str, int]] = {
     "low": 3, "minor": 3, "suggestion": 3, "green": 3, "p3": 3, "advisory": 3,
     "info": 4, "informational": 4, "nit": 4, "note": 4, "trivial": 4, "white": 4,
 }
+
+
+def worse(a: str, b: str) -> bool:
+    """Whether severity word `a` ranks worse than `b` (both read by `_LEVEL`; a word it
+    does not know ranks nowhere)."""
+    level_a, level_b = _LEVEL.get(normalise_word(a)), _LEVEL.get(normalise_word(b))
+    return level_a is not None and (level_b is None or level_a < level_b)
 
 
 def _reply_scale(keys: set[str]) -> RankedScale | None:

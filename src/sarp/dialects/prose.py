@@ -20,7 +20,7 @@ from sarp.dialects import common
 from sarp.dialects.base import Builder, RawFinding
 from sarp.text.inline import heading, key_value, list_item, strip_emphasis
 from sarp.text.lines import PLAIN
-from sarp.vocab import normalise_word
+from sarp.vocab import normalise_word, worse
 
 __all__ = ["SEVERITY_WORDS", "HeadLine", "finding_head_line", "heads_a_group",
            "read_prose_findings", "severity_group"]
@@ -36,10 +36,10 @@ SEVERITY_WORDS: Final = frozenset({
     "blocking", "non-blocking", "must fix", "should fix", "nice to have", "nitpick",
     "nitpicks", "optional",
 })
-# `## 5. Medium/Low: title` reads the severity written first
+# `## 5. Medium/Low: title` reads the worse of the two severities
 _HEAD: Final = re.compile(
     r"(?:\d{1,3}[.)] )?(?P<pre>[^\w~\[]{0,6})\[?(?P<sev>~~[A-Za-z ]{2,20}~~|[A-Za-z]"
-    r"[A-Za-z0-9]{1,14}(?: [A-Za-z]{2,10})?)(?:/[A-Za-z]{2,14})?\]?(?: \([^()]{1,40}\))?"
+    r"[A-Za-z0-9]{1,14}(?: [A-Za-z]{2,10})?)(?:/(?P<alt>[A-Za-z]{2,14}))?\]?(?: \([^()]{1,40}\))?"
     r"(?: (?P<id>[A-Z]{1,8}-?\d{1,4})| ?#?(?P<num>\d{1,3}))?"
     r"(?P<resolved> ?(?:→|->) ?RESOLVED)? ?(?:[:—–]|-(?= )) ?(?P<title>.{0,500})$"
 )
@@ -117,6 +117,8 @@ def _severity_head(text: str) -> tuple[str, str, bool, str | None] | None:
     if match is None:
         return None
     word = match["sev"]
+    if match["alt"] and worse(match["alt"], word):
+        word = match["alt"]  # `Low/High`: the worse of the two, so none is under-reported
     resolved = bool(match["resolved"]) or word.startswith("~~")
     key = normalise_word(word.strip("~"))
     if key not in SEVERITY_WORDS:
