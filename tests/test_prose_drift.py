@@ -351,3 +351,18 @@ def test_an_aphelion_failed_test_takes_its_expansion() -> None:
 def test_a_slashed_severity_reads_the_worse(head: str, native: str) -> None:
     [found] = sarp.parse("# Review\n\n" + head + "\n\nThe digits are taken.\n").findings
     assert (found.native_severity, found.title) == (native, "flags are misparsed (line 200)")
+
+
+@pytest.mark.parametrize(("item", "severity"), [
+    ("- the dispatch in repr1 (line 60) goes by the class name. also a bug", "bug"),
+    ("- nit: `recursive_repr` never sets `__wrapped__` (lines 26-31)", "nit"),
+    ("- Minor: the cache at a.py:50 is rebuilt on every call", "Minor"),
+])
+def test_a_casual_item_that_names_a_line_and_a_severity(item: str, severity: str) -> None:
+    [found] = sarp.parse("Done with it. Couple of things:\n\n" + item + "\n").findings
+    assert found.native_severity == severity
+
+
+def test_a_casual_item_that_calls_itself_fine_is_not_a_finding() -> None:
+    reply = "Checked:\n\n- the cache at line 50 is fine, no bug there\n"
+    assert sarp.parse(reply).findings == []

@@ -70,8 +70,8 @@ _RANKS: Final = frozenset({
     "low severity"})
 # `[HIGH] text`, `(minor): text`, `WARNING: text`: a severity leading a list item
 _BULLET: Final = re.compile(r"[\[(](?P<sev>[A-Za-z]{2,14})[\])]\s?[:—–-]?\s?"
-                            r"|(?P<sev2>[A-Z]{4,14}|Critical|High|Medium|Low|Major|Minor|"
-                            r"Warning|Suggestion|Info)\s?[:—–]\s?")
+                            r"|(?P<sev2>[A-Z]{4,14}|(?i:critical|high|medium|low|major|minor|"
+                            r"warning|suggestion|info|nit))\s?[:—–]\s?")
 _LOOSE_SEVERITY: Final = re.compile(
     r"(?<![\w-])(critical|blocker|high|major|important|medium|warning|minor|low|nit|"
     r"suggestion|cosmetic|bug|worth fixing|🔴|🟠|🟡|🟢)(?![\w-])", re.IGNORECASE)
@@ -377,15 +377,16 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
             _add_item(b, at, group, text)
             count += 1
         elif loose and not benign:
-            # Unambiguous enough: an item about a place (it starts with one), one that
-            # names a place and a severity word, or a numbered item that names a place or
-            # a line and does not call itself fine (a review's numbered list of places is
-            # its findings: `1. title (a.py:12). text`).
+            # Unambiguous enough: an item about a place (it starts with one), or one that
+            # names a place or a line, does not call itself fine, and either says a
+            # severity (`also a bug`) or is numbered (a review's numbered list of places
+            # is its findings: `1. title (a.py:12). text`).
             place = common.location_in(text)
-            said = _LOOSE_SEVERITY.search(text[:120]) if place else None
-            if (place and (said is not None or plain.lstrip("`*_ ").startswith(place))) or (
-                    _ORDERED.match(line) is not None and _BENIGN.search(text) is None
-                    and (place or _LINE_MENTION.search(text))):
+            lined = place or _LINE_MENTION.search(text) is not None
+            said = _LOOSE_SEVERITY.search(text) if lined else None
+            if (place and plain.lstrip("`*_ ").startswith(place)) or (
+                    lined and _BENIGN.search(text) is None
+                    and (said is not None or _ORDERED.match(line) is not None)):
                 _add_item(b, at, said.group(1) if said else None, text)
                 count += 1
     return count
