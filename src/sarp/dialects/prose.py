@@ -351,6 +351,11 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
             count += 1
             group = None
             continue
+        led = _bold_led_finding(stripped, i) if loose else None
+        if led is not None:  # `**title** (a.py:12) — High`
+            i = _add_block(b, led, end)
+            count += 1
+            continue
         item = list_item(line)
         if item is None and group is not None and _bold_id(stripped):
             item = stripped  # `**CR-001** a.py:3 — text` under a severity heading
@@ -511,6 +516,24 @@ def _add_block(b: Builder, raw: RawFinding, end: int) -> int:
     return stop
 
 
+_BOLD_LEAD: Final = re.compile(
+    r"\*\*(?P<title>[^*]{3,200})\*\*(?P<rest>.{0,200}?)(?: [—–-] ?|\s[(\[])"
+    r"\**(?P<sev>[A-Za-z]{3,10})\**[)\]]?\.?$")
+
+
+def _bold_led_finding(line: str, at: int) -> RawFinding | None:
+    """`**title** (a.py:12) — High`: a bold title, a place, and a rank at the end."""
+    match = _BOLD_LEAD.match(line)
+    if match is None or normalise_word(match["sev"]) not in _RANKS:
+        return None
+    place = common.location_in(match["rest"]) or common.location_in(match["title"])
+    if place is None and _LINE_MENTION.search(line) is None:
+        return None
+    raw = RawFinding(line=at, severity=match["sev"], title=match["title"].strip().rstrip("."))
+    raw.location = place
+    return raw
+
+
 def _numbered_finding(match: re.Match[str], line: int) -> RawFinding:
     inner = match["inner"].strip()
     # the severity follows the title: after its closing parenthesis, or its first
@@ -633,6 +656,7 @@ def _next_head(b: Builder, start: int, end: int) -> int:
                 _id_lead(line) is not None or (
                 severity_group(line) is not None and not line.startswith(("- ", "* "))):
             return i
-        if "AGENT_RESULT" in line or _NUMBERED_BOLD.match(line):
+        if "AGENT_RESULT" in line or _NUMBERED_BOLD.match(line) or (
+                line.startswith("**") and _bold_led_finding(line, i) is not None):
             return i
     return end
