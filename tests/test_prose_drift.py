@@ -228,6 +228,8 @@ BODY = "The loop never closes the file, so each call leaks a descriptor.\n\n"
     # as the heading's emoji
     ("### 🔴 File handle leaks in `load()`\n\n" + BODY
      + "### 🟡 Lock is never released\n\n" + BODY, ("🔴", "🟡")),
+    ("### 🔴 1. File handle leaks in `load()`\n\n" + BODY
+     + "### 🟡 2. Lock is never released\n\n" + BODY, ("🔴", "🟡")),
     # from the severity section the heading is under
     ("## High\n\n### File handle leaks in `load()`\n\n" + BODY
      + "## Low\n\n### Lock is never released\n\n" + BODY, ("High", "Low")),

@@ -433,6 +433,7 @@ def _heading_finding(lines: list[str], kinds: list[int], i: int, end: int,
     severity: str | None = None
     if title[:1] in _SEVERITY_EMOJI:  # `### 🔴 title`
         severity, title = title[0], title[1:].lstrip("\ufe0f :—–-")
+        title = _NUMBER.sub("", title, count=1) if _NUMBER.match(title) else title  # `🔴 1. x`
     elif (tail := _TAIL_RANK.fullmatch(title)) is not None and normalise_word(
             word := tail["sev"] or tail["sev2"] or tail["sev3"]) in _RANKS:
         severity, title = word, tail["title"].rstrip(" .:—–-")  # `### 1. title — High`
