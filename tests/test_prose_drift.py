@@ -253,8 +253,6 @@ def test_plain_review_headings_that_hold_findings(reply: str,
     "## 1. Correctness\n\nThe parser works.\n\n## 2. Style\n\nThe naming is fine.\n",
     # a lone numbered heading
     "## 1. The parser drops a token at line 4\n\nThat is all.\n",
-    # a heading with sections of its own
-    "## 1. Parser\n\n### Notes\n\nline 4 is odd.\n\n## 2. Lexer\n\n### Notes\n\nline 9.\n",
 ])
 def test_plain_review_headings_that_are_not_findings(reply: str) -> None:
     assert sarp.parse("# Review of a.py\n\n" + reply).findings == []

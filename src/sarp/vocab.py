@@ -232,6 +232,9 @@ _LEVEL: Final[dict[str, int]] = {
     "medium": 2, "med": 2, "moderate": 2, "warning": 2, "yellow": 2, "p2": 2,
     "low": 3, "minor": 3, "suggestion": 3, "green": 3, "p3": 3, "advisory": 3,
     "info": 4, "informational": 4, "nit": 4, "note": 4, "trivial": 4, "white": 4,
+    # urgency, as plain reviews group by it
+    "blocking": 0, "must fix": 0, "must": 0, "should fix": 1, "should": 1,
+    "nice to have": 3, "non-blocking": 3, "optional": 4, "nitpick": 4,
 }
 
 
@@ -240,6 +243,10 @@ def worse(a: str, b: str) -> bool:
     does not know ranks nowhere)."""
     level_a, level_b = _LEVEL.get(normalise_word(a)), _LEVEL.get(normalise_word(b))
     return level_a is not None and (level_b is None or level_a < level_b)
+
+
+_URGENCY: Final = frozenset({"blocking", "non-blocking", "must fix", "should fix",
+                             "nice to have", "optional", "nitpick"})
 
 
 def _reply_scale(keys: set[str]) -> RankedScale | None:
@@ -359,6 +366,11 @@ class SeverityReader:
         """Look at every word the reply uses before reading any of them."""
         written = [w.strip() for w in words if w and w.strip()]
         keys = {normalise_word(w) for w in written}
+        if keys - _URGENCY:
+            # urgency groups (`## Nice to have`) beside severities (`## High`) are another
+            # axis: the severities choose the scale, the urgency words read on their own
+            keys -= _URGENCY
+            written = [w for w in written if normalise_word(w) not in _URGENCY]
         lowered = {k.lower() for k in self.dialect_words}
         if not keys or keys <= lowered:
             return

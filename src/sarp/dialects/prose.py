@@ -32,10 +32,14 @@ SEVERITY_WORDS: Final = frozenset({
     "removal", "critical issue", "suggestions", "improvements", "removals", "advisory",
     "inconsistency", "warnings", "criticals", "notes", "nits", "blockers", "critical issues",
     "high severity", "medium severity", "low severity", "major issues", "minor issues",
-    # how plain reviews group by urgency: `## Blocking`, `## Must fix`, `## Nice to have`
-    "blocking", "non-blocking", "must fix", "should fix", "nice to have", "nitpick",
-    "nitpicks", "optional",
 })
+# how plain reviews group by urgency (`## Blocking`, `## Must fix`, `## Nice to have`): read
+# as groups in the text fallback only, where no dialect gives the words another sense
+_URGENCY: Final = frozenset({"blocking", "non-blocking", "must fix", "should fix",
+                             "nice to have", "nitpick", "nitpicks", "optional"})
+# what a severity head says when there is nothing under it: `**Blocking:** none.`
+_NOTHING: Final = re.compile(r"(?:none|nothing|n/?a|none found|nothing blocking|-|—|–)\W*(?:\s.*)?",
+                             re.IGNORECASE)
 # `## 5. Medium/Low: title` reads the worse of the two severities
 _HEAD: Final = re.compile(
     r"(?:\d{1,3}[.)] )?(?P<pre>[^\w~\[]{0,6})\[?(?P<sev>~~[A-Za-z ]{2,20}~~|[A-Za-z]"
@@ -97,18 +101,27 @@ _AFTER_BOLD: Final = re.compile(
 # `### 🔴 title`, `### 1. title — High`, `### title` under `## High`, and a run of
 # numbered headings (`### 1. title`) whose severity, if any, the body says
 _TAIL_RANK: Final = re.compile(
-    r"(?P<title>.{3,500}?)(?:(?: [—–-] ?|: )\**(?P<sev>[A-Za-z]{3,10})\**"
+    r"(?P<title>.{3,500}?)(?:(?: [—–-] ?)\**(?P<sev>[A-Za-z]{3,10})\**"
     r"| [\[(]\**(?P<sev2>[A-Za-z]{3,10})\**[\])]| \*\*(?P<sev3>[A-Za-z]{3,10})\*\*)\.?$")
-# `1. `, `#2) `, and labelled: `Finding 1: `, `Issue 3 — `, `Bug #2. `, `Issue: `
+# what a scorecard rates, not a defect: `### Readability — High`, `## Confidence (High)`
+_RATED: Final = re.compile(r"(?:confidence|risk|readability|maintainability|coverage|"
+                           r"complexity|quality|priority|effort|test coverage|performance|"
+                           r"security posture|overall)\W*$", re.IGNORECASE)
 _NUMBER: Final = re.compile(
     r"#?\d{1,3}[.):] |(?:finding|issue|bug|problem|defect|concern)(?: #?\d{1,3})?"
     r"(?:[.:)]| [—–-]) ?", re.IGNORECASE)
 # numbered sections of a report, not findings: `## 1. Summary`, `## 4. Things I checked`
-_SECTIONS: Final = ("summary", "overview", "overall", "findings", "issues", "verdict",
-                    "recommendation", "conclusion", "scope", "method", "context",
-                    "background", "next step", "note", "appendix", "what i ", "things ",
-                    "checked", "references", "introduction", "approach", "strengths",
-                    "limitations", "open question", "questions", "nits", "minor nits")
+_SECTIONS: Final = re.compile(
+    r"(?:summary|overview|overall(?: assessment)?|findings|issues|verdict|recommendations?|"
+    r"conclusions?|scope|method(?:ology)?|context|background|next steps?|notes?|appendix|"
+    r"references|introduction|approach|strengths|limitations|open questions?|questions|"
+    r"nits|minor nits|tl;?dr|root cause|proposed fix|fix|the fix|test plan|testing|tests|"
+    r"changes|reproduction|steps to reproduce|repro|what i (?:checked|did|ran|tested)|"
+    r"things (?:i checked|that are fine)(?: and are fine)?|checked|verified)"
+    r"(?:\s*(?:\(.*\)|:.*))?", re.IGNORECASE)
+# a change summary's headings say what was done, not what is wrong
+_CHANGELOG: Final = re.compile(r"(?:fixed|added|changed|removed|updated|refactored|renamed|"
+                               r"moved|bumped|implemented)\b", re.IGNORECASE)
 
 
 def _severity_head(text: str) -> tuple[str, str, bool, str | None] | None:
@@ -246,8 +259,9 @@ def finding_head_line(line: str) -> HeadLine | None:
     return None
 
 
-def severity_group(line: str) -> str | None:
-    """The severity word of a group head (`CRITICAL`, `### High`, `**Warnings (2)**`)."""
+def severity_group(line: str, *, urgency: bool = False) -> str | None:
+    """The severity word of a group head (`CRITICAL`, `### High`, `**Warnings (2)**`);
+    with `urgency`, also `## Must fix` and the like (the text fallback)."""
     text = line.strip()
     if len(text) > 72 or not text:
         return None
@@ -259,6 +273,8 @@ def severity_group(line: str) -> str | None:
         return None
     text = _GROUP_TAIL.sub("", text).strip(" *:")
     key = normalise_word(text)
+    if urgency and key in _URGENCY:
+        return text
     if key in SEVERITY_WORDS and key not in _NOT_GROUPS:
         # a group names its members in the plural (`Nits`, `Warnings`); each is one
         if key.endswith("s") and key[:-1] in SEVERITY_WORDS and not key.endswith("ss"):
@@ -280,7 +296,8 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
     group: str | None = None
     group_level = 0  # the level of the heading that set `group` (0: not a heading)
     runs = _numbered_runs(doc.lines, doc.kinds, doc.headings(), start, end) if loose else {}
-    benign = False  # under `## Things I checked that are fine`: items there are not salvaged
+    quiet = False  # under `## What I checked`, `## Plan`: numbered lines there are no findings
+    intro = ""  # the last line of prose before a list: `Steps to reproduce:`
     count = 0
     i = start
     while i < end:
@@ -298,6 +315,9 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
                 group, head = head.severity, None
                 i += 1
                 continue
+        if head is not None and _NOTHING.fullmatch(head.title.strip(" *_.")):
+            i += 1  # `**High:** none.`: nothing to report under that severity
+            continue
         if head is not None and heads_a_group(head, doc.lines, doc.kinds, i, end):
             group, level = head.severity, heading(stripped)
             group_level = level[0] if level is not None else 0
@@ -314,8 +334,8 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
             count += 1
             group = None
             continue
-        word = severity_group(stripped) if not stripped.startswith(("-", "*", "+")) or \
-            stripped.startswith("**") else None
+        word = severity_group(stripped, urgency=loose) \
+            if not stripped.startswith(("-", "*", "+")) or stripped.startswith("**") else None
         if word is not None:
             group = word
             level = heading(stripped)
@@ -324,16 +344,27 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
             continue
         if stripped.startswith("#"):
             level = heading(stripped)
-            benign = level is not None and _BENIGN.search(level[1]) is not None
-            raw = _heading_finding(doc.lines, doc.kinds, i, end, level, runs,
-                                   group if group_level else None, group_level) \
+            found = _heading_finding(doc.lines, doc.kinds, i, end, level, runs,
+                                     group if group_level else None, group_level) \
                 if loose and level is not None else None
-            if raw is not None:
-                i = _add_block(b, raw, end)
+            if isinstance(found, RawFinding):
+                stop = _heading_end(doc.lines, doc.kinds, i, end, level[0]) \
+                    if level is not None else end
+                common.read_body(b, found, i + 1, stop)
+                found.location = found.location or common.location_in(found.description)
+                b.add(found)
                 count += 1
+                i = stop
                 continue
-            if level is None or level[0] <= group_level or not group_level:
+            if found is not None and level is not None:  # a category over a list
+                if found != group:
+                    group_level = level[0]
+                group = found
+            else:
                 group, group_level = None, 0
+            quiet = level is not None and (_QUIET.search(level[1]) is not None
+                                           or _PRAISE.search(level[1]) is not None)
+            intro = ""
             i += 1
             continue
         lead = _id_lead(stripped) if group is not None else None
@@ -360,6 +391,13 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
         if item is None and group is not None and _bold_id(stripped):
             item = stripped  # `**CR-001** a.py:3 — text` under a severity heading
         if item is None:
+            if loose and group is not None and not group_level and (
+                    stripped.startswith("**") or _NOTHING.fullmatch(stripped.strip(" *_."))
+                    or _QUIET_INTRO.search(stripped)):
+                # `**Other observations:**`, `Nothing.` or `Things I verified:` ends the
+                # bold `**Must fix:**` group
+                group = None
+            intro = stripped
             i += 1
             continue
         text, after = _fold(doc.lines, doc.kinds, i, end, item)
@@ -374,26 +412,38 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
         if bullet is not None:
             sev = bullet["sev"] or bullet["sev2"]
             rest = plain[bullet.end() :]
-            if normalise_word(sev) in SEVERITY_WORDS:
+            if normalise_word(sev) in SEVERITY_WORDS and not _NOTHING.fullmatch(rest.strip()):
                 _add_item(b, at, sev, rest)
                 count += 1
                 continue
         if group is not None:
             _add_item(b, at, group, text)
             count += 1
-        elif loose and not benign:
-            # Unambiguous enough: an item about a place (it starts with one), or one that
-            # names a place or a line, does not call itself fine, and either says a
-            # severity (`also a bug`) or is numbered (a review's numbered list of places
-            # is its findings: `1. title (a.py:12). text`).
+        elif loose:
+            # Unambiguous enough: an item about a place (it starts with one), or that names
+            # a place and a severity word. Also, outside lists that check or plan, one
+            # that names a place or a line and does not say it is fine, when it says a
+            # severity as a label (`(Medium)`, `also a bug`) or is numbered (a review's
+            # numbered list of places is its findings: `1. title (a.py:12). text`).
             place = common.location_in(text)
-            lined = place or _LINE_MENTION.search(text) is not None
-            said = _LOOSE_SEVERITY.search(text) if lined else None
-            if (place and plain.lstrip("`*_ ").startswith(place)) or (
-                    lined and _BENIGN.search(text) is None
-                    and (said is not None or _ORDERED.match(line) is not None)):
-                _add_item(b, at, said.group(1) if said else None, text)
-                count += 1
+            said = (_LOOSE_SEVERITY.search(text[:120]) or _LABELLED.search(text)) \
+                if place else None
+            label = None
+            hushed = quiet or _QUIET_INTRO.search(intro) is not None
+            if place and (said is not None or plain.lstrip("`*_ ").startswith(place)):
+                if hushed and said is None:
+                    continue  # `I verified:` / `- `worker.py` handles SIGTERM.`
+            elif not hushed and (place or _LINE_MENTION.search(text)) \
+                    and not _BENIGN.search(text):
+                label = _LABELLED.search(text)
+                if label is None and _ORDERED.match(line) is None:
+                    continue
+            else:
+                continue
+            spoken = said or label
+            word = (spoken.group(1) or spoken.group(2)) if spoken else None
+            _add_item(b, at, word, text)
+            count += 1
     return count
 
 
@@ -417,35 +467,44 @@ def _numbered_runs(lines: list[str], kinds: list[int], heads: list[int], start: 
 
 
 def _is_section(text: str) -> bool:
-    title = strip_emphasis(_NUMBER.sub("", text, count=1)).strip().lower()
-    return title.startswith(_SECTIONS) and len(title.split()) <= 6
+    """`## 1. Summary`, `## Things I checked and are fine`: a report's section by its
+    whole title (`Context manager swallows errors` is a finding)."""
+    title = strip_emphasis(_NUMBER.sub("", text, count=1)).strip(" *_#:.")
+    return _SECTIONS.fullmatch(title) is not None
 
 
 def _heading_finding(lines: list[str], kinds: list[int], i: int, end: int,
                      level: tuple[int, str], runs: dict[int, int], group: str | None,
-                     group_level: int) -> RawFinding | None:
-    """A heading no dialect rule read, as a finding of a plain review (see `_TAIL_RANK`)."""
+                     group_level: int) -> RawFinding | str | None:
+    """A heading no dialect rule read, in a plain review: a finding (see `_TAIL_RANK`), or
+    the severity word of a category over a list (its items are the findings), or None."""
     depth, text = level
-    if depth < 2 or _is_section(text) or _sections_below(lines, kinds, i, end, depth):
+    if depth < 2 or _is_section(text) or _PRAISE.search(text) is not None:
         return None
     numbered = _NUMBER.match(text)
     title = strip_emphasis(text[numbered.end():] if numbered else text).strip()
     severity: str | None = None
     if title[:1] in _SEVERITY_EMOJI:  # `### 🔴 title`
         severity, title = title[0], title[1:].lstrip("\ufe0f :—–-")
+        numbered = numbered or _NUMBER.match(title)
         title = _NUMBER.sub("", title, count=1) if _NUMBER.match(title) else title  # `🔴 1. x`
     elif (tail := _TAIL_RANK.fullmatch(title)) is not None and normalise_word(
-            word := tail["sev"] or tail["sev2"] or tail["sev3"]) in _RANKS:
+            word := tail["sev"] or tail["sev2"] or tail["sev3"]) in _RANKS \
+            and _RATED.search(tail["title"]) is None:
         severity, title = word, tail["title"].rstrip(" .:—–-")  # `### 1. title — High`
     elif group is not None and depth > group_level:  # `### title` under `## High`
         severity = group
-    elif not (numbered and runs.get(depth, 0) >= 2) or (
-            _items_follow(lines, kinds, i + 1, end) and not _fields_follow(lines, i + 1, end)
-    ) or not _reads_as_finding(lines, kinds, i, end):
-        # not numbered among others; a heading over a list (a category, whose items are
-        # read on their own); or a section that neither rates nor points at anything
-        # (`## 2. Style`)
-        return None
+    if _items_follow(lines, kinds, i + 1, end) and not _fields_follow(lines, i + 1, end):
+        return severity  # a category over a list (`## 🟡 Worth considering`)
+    if _findings_below(lines, kinds, i, end, depth, runs):
+        return None  # a section whose own headings are the findings
+    if severity is None:
+        # numbered among others and pointing at code, or rated in its body; not a change
+        # summary's `### 1. Fixed the off-by-one`, nor a section that finds nothing
+        says = _body_says(lines, kinds, i, _heading_end(lines, kinds, i, end, depth))
+        if not numbered or says is None or _CHANGELOG.match(title) is not None \
+                or (says != "severity" and runs.get(depth, 0) < 2):
+            return None
     if not title:
         return None
     raw = RawFinding(line=i, severity=severity, title=title)
@@ -458,36 +517,77 @@ _GROUP_TITLE: Final = re.compile(r"|(?:see )?below|\(?\d{1,4}\)?(?: (?:issues?|f
                                  re.IGNORECASE)
 _ORDERED: Final = re.compile(r"[ \t]*\d{1,3}[.)][ \t]")
 # sections of a plain review that list what is right, not what is wrong
-_BENIGN: Final = re.compile(r"\b(?:fine|looks good|no issues?|no problems?|ok|okay|strengths?"
-                            r"|positives?|what works|well done|good|not an? (?:issue|bug|problem))"
-                            r"\b", re.IGNORECASE)
+_PRAISE: Final = re.compile(r"(?<!not )\b(?:strengths?|positives?|what works|what i like|"
+                            r"(?:looks?|looked) good|(?:is|are|looks?|seems?) fine|good parts|"
+                            r"praise|kudos|well done)\b(?!.*\b(?:issues?|problems?|bugs?|"
+                            r"concerns?|findings?)\b)", re.IGNORECASE)
+# a section body or an item that says all is well
+_ALL_WELL: Final = re.compile(r"(?<![\w-])(?:(?:this|it|that) (?:is|was|looks) (?:correct|fine|"
+                              r"right|ok)|no (?:issues?|problems?|bugs?) (?:found|here|there)|"
+                              r"works (?:as intended|correctly|fine))(?![\w-])", re.IGNORECASE)
+_BENIGN: Final = re.compile(r"(?<![\w-])(?<!not )(?<!n't )(?:fine|looks good|ok|okay|correct|"
+                            r"as intended|not an? (?:issue|bug|problem)|no (?:issue|bug|problem)s?)"
+                            r"(?![\w-])", re.IGNORECASE)
+# the line that introduces such a list: `Steps to reproduce:`, `Plan:`, `I checked:`
+_QUIET_INTRO: Final = re.compile(r"(?<![\w-])(?:checked|verified|plan|steps?|reproduce|repro|"
+                                 r"tl;?dr|summary|to ?do)(?![\w-])", re.IGNORECASE)
+# lists that check, plan or reproduce: their numbered items are not findings
+_QUIET: Final = re.compile(r"(?<![\w-])(?:checked|verified|tried|ran|tested|plan|steps?|"
+                           r"reproduce|repro|tl;?dr|summary|to ?do|next|what i did)(?![\w-])",
+                           re.IGNORECASE)
+# a severity an item says as a label (`(High)`, `— Low`, `Minor:`), or that it is a bug
+_LABELLED: Final = re.compile(r"(?:^|(?<=[.!?;,] )|[(\[]|[—–-] |\*\*)(critical|blocker|high|major|"
+                              r"important|medium|minor|low|nit|cosmetic|trivial)"
+                              r"(?:[)\]:.,;]|\*\*|$| (?:priority|severity|impact|risk)\b)"
+                              r"|(?<![\w-])(?<!no )(?<!not a )(bug)(?![\w-])",
+                              re.IGNORECASE | re.MULTILINE)
 _LINE_MENTION: Final = re.compile(r"\b(?:[Ll]ines?|L)\s?\d{1,6}\b")
 
 
-def _reads_as_finding(lines: list[str], kinds: list[int], i: int, end: int) -> bool:
-    """Whether a heading or its body, up to the next heading, names a line or a place, or
-    rates it (`**Severity:** Medium`)."""
+def _body_says(lines: list[str], kinds: list[int], i: int, end: int) -> str | None:
+    """What a heading's section [i, end) says: "severity" (a `Severity:`
+    field), "place" (it names a line or a `path:line`), or None (nothing, or only that
+    all is well: `This is correct.`, `No issues found.`)."""
+    place = False
     for k in range(i, end):
-        if k > i and kinds[k] == PLAIN and lines[k][:1] == "#":
-            break
         line = lines[k]
-        if _LINE_MENTION.search(line) or common.location_in(line):
-            return True
         pair = key_value(list_item(line) or line.strip())
         if pair is not None and pair[0].lower() == "severity":
+            return "severity"
+        if k > i and _ALL_WELL.search(line) is not None:
+            return None
+        place = place or bool(_LINE_MENTION.search(line) or common.location_in(line))
+    return "place" if place else None
+
+
+def _findings_below(lines: list[str], kinds: list[int], i: int, end: int, depth: int,
+                    runs: dict[int, int]) -> bool:
+    """Whether a deeper heading that is itself a finding head (numbered among others, or
+    rated) comes before the next heading of this level or higher."""
+    for k in range(i + 1, end):
+        if kinds[k] != PLAIN or lines[k][:1] != "#":
+            continue
+        below = heading(lines[k].strip())
+        if below is None:
+            continue
+        if below[0] <= depth:
+            return False
+        title = strip_emphasis(below[1]).strip()
+        if (_NUMBER.match(title) and runs.get(below[0], 0) >= 2) or title[:1] in _SEVERITY_EMOJI \
+                or finding_head_line(lines[k].strip()) is not None:
             return True
     return False
 
 
-def _sections_below(lines: list[str], kinds: list[int], i: int, end: int,
-                    depth: int) -> bool:
-    """Whether a deeper heading comes before the next heading of this level or higher."""
+def _heading_end(lines: list[str], kinds: list[int], i: int, end: int, depth: int) -> int:
+    """A heading finding's body runs to the next heading of its level or higher: its own
+    `#### Details` and `#### Fix` are part of it."""
     for k in range(i + 1, end):
         if kinds[k] == PLAIN and lines[k][:1] == "#":
             below = heading(lines[k].strip())
-            if below is not None:
-                return below[0] > depth
-    return False
+            if below is not None and below[0] <= depth:
+                return k
+    return end
 
 
 def _fields_follow(lines: list[str], start: int, end: int) -> bool:
