@@ -78,12 +78,24 @@ def test_a_plain_review_quoting_an_object_literal_is_not_read_as_json() -> None:
     ("## 1. High: pollution (line 3)\n\n{'a': 1}\n", "text"),
     ("## 1. High: pollution (line 3)\n\n{}\n", "text"),
     ('## 1. High: wrong code (line 3)\n\nIt returns\n{"status": 500}\n', "text"),
+    # an API's answer, a package.json, a sample with headings after it (REVIEW10)
+    ('## 1. High: wrong code (line 3)\n\n```json\n{"status": "error", "message": "x"}\n```\n',
+     "text"),
+    ('## 1. High: old lodash (package.json:3)\n\n```json\n{"dependencies": {"lodash": "4"}}\n```\n',
+     "text"),
+    ('## 1. High: local time (line 3)\n\n```\n{"findings": [], "status": "ok"}\n```\n\n'
+     '## 2. Low: typo (line 9)\n\nA typo.\n', "text"),
+    # the reply first, an example after it
+    ('{"status": "FINDINGS", "findings": [{"severity": "major", "title": "x"}]}\n\n'
+     'When clean I reply\n\n```json\n{"status": "CLEAN", "findings": []}\n```\n', "json"),
 ])
 def test_which_objects_make_a_reply_json(text: str, dialect: str) -> None:
     result = sarp.parse(text)
     assert result.dialect == dialect
     if text.startswith("## 1."):
-        assert len(result.findings) == 1  # the review's finding is kept
+        assert len(result.findings) >= 1  # the review's findings are kept
+    if text.startswith('{"status": "FINDINGS"'):
+        assert len(result.findings) == 1  # the reply's, not the example's
 
 
 def test_numbered_headings_with_the_severity_at_the_end() -> None:

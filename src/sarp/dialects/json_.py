@@ -18,7 +18,7 @@ from typing import Any, Final, NamedTuple
 from sarp.dialects.base import Builder, RawFinding
 from sarp.model import Result, Severity
 from sarp.text import jsontext
-from sarp.text.lines import Document
+from sarp.text.lines import PLAIN, Document
 from sarp.vocab import STATUS, StatusVocab
 
 __all__ = ["JSON", "JsonDialect", "decode_object", "find_object"]
@@ -65,6 +65,9 @@ def object_start(text: str) -> int:
     return at + 1 if at >= 0 else -1
 
 
+_DECODER: Final = json.JSONDecoder()
+
+
 def find_object(text: str) -> tuple[int, int] | None:
     """[start, end) of the outermost `{...}` span, or None.
 
@@ -74,6 +77,10 @@ def find_object(text: str) -> tuple[int, int] | None:
     start = text.find("{")
     if start < 0:
         return None
+    try:  # valid JSON ends where its first object closes, whatever follows it
+        return start, _DECODER.raw_decode(text, start)[1]
+    except (ValueError, RecursionError):
+        pass  # not valid as written: the span runs to the last closing brace
     end = text.rfind("}")
     if end <= start:
         return start, len(text)
@@ -184,45 +191,80 @@ class _Candidate(NamedTuple):
 
 
 def _candidates(doc: Document) -> Iterator[_Candidate]:
-    """Fences marked json or opening with `{`, in order; then the reply from its first
-    line that opens with `{`."""
-    for open_at, close_at, info in doc.fences:
-        declared = info.lower() in ("json", "jsonc", "json5")
-        if declared or (
-                close_at > open_at + 1 and doc.lines[open_at + 1].lstrip().startswith("{")):
-            end = close_at if close_at >= 0 else len(doc.lines)
-            yield _Candidate(open_at, close_at, declared,
-                             "\n".join(doc.lines[open_at + 1 : end]), open_at + 1)
-    start = object_start(doc.src)
-    if start >= 0:
-        yield _Candidate(-1, -1, False, doc.src[start:], doc.src.count("\n", 0, start))
+    """In the order of the reply: the reply itself when it opens with `{`, fences marked
+    json or opening with `{`, and the first few lines outside fences that open with `{`
+    (each such candidate runs to the end of the reply)."""
+    src = doc.src
+    if src.lstrip().startswith("{"):
+        start = src.index("{")
+        yield _Candidate(-1, -1, False, src[start:], src.count("\n", 0, start))
+        return
+    fences = {open_at: (close_at, info) for open_at, close_at, info in doc.fences}
+    loose = 0
+    offset = 0
+    for i, line in enumerate(doc.lines):
+        if i in fences:
+            close_at, info = fences[i]
+            declared = info.lower() in ("json", "jsonc", "json5")
+            if declared or (close_at > i + 1 and doc.lines[i + 1].lstrip().startswith("{")):
+                end = close_at if close_at >= 0 else len(doc.lines)
+                yield _Candidate(i, close_at, declared, "\n".join(doc.lines[i + 1 : end]), i + 1)
+        elif line.startswith("{") and doc.kinds[i] == PLAIN and loose < _LOOSE_CANDIDATES:
+            loose += 1
+            yield _Candidate(-1, -1, False, src[offset:], i)
+        offset += len(line) + 1
+
+
+_LOOSE_CANDIDATES: Final = 3  # each reads to the end of the reply: a bound keeps it linear
 
 
 def _reply_object(doc: Document, vocab: StatusVocab) -> tuple[_Candidate, bool] | None:
-    """The candidate that reads as a result (True), else the first one (False): a
-    review quotes samples in fences too, and a later fence may hold the reply."""
+    """The first candidate that reads as the reply's result (True), else the first one
+    (False). A review quotes samples in fences too, and a later fence may hold the reply;
+    an object with more than a sign-off after it, or with headings around it, is a
+    sample inside something else."""
     first: _Candidate | None = None
+    opens = doc.src.lstrip().startswith("{")
     for candidate in _candidates(doc):
         first = first or candidate
         span = find_object(candidate.text)
-        if span is not None and _is_result(decode_object(candidate.text[span[0]:span[1]])[0],
-                                           vocab):
+        if span is None or not _is_result(decode_object(candidate.text[span[0]:span[1]])[0],
+                                          vocab):
+            continue
+        if opens or _stands_alone(doc, candidate, candidate.text.count("\n", 0, span[1])):
             return candidate, True
     return (first, False) if first is not None else None
 
 
+def _stands_alone(doc: Document, candidate: _Candidate, object_lines: int) -> bool:
+    """Whether what surrounds a candidate is only a lead-in and a sign-off: no heading
+    outside it, and at most a few lines after it."""
+    last = candidate.close_at if candidate.open_at >= 0 and candidate.close_at >= 0 \
+        else candidate.base_line + object_lines
+    first = candidate.open_at if candidate.open_at >= 0 else candidate.base_line
+    after = [line for line in doc.lines[last + 1:] if line.strip()]
+    if len(after) > _SIGN_OFF_LINES:
+        return False
+    return not any(doc.lines[i][:1] == "#" for i in doc.headings() if i < first or i > last)
+
+
+_SIGN_OFF_LINES: Final = 3
+
+
 def _is_result(value: Any, vocab: StatusVocab) -> bool:
-    """An object that reads as a result: a `findings` (or `issues`) list, or a status
-    word of the json dialect's vocabulary (`{"status": 500}` is an HTTP sample)."""
+    """An object that reads as a result: a `findings` (or `issues`) list, or a status word
+    of the protocol (CLEAN, FINDINGS, ...) beside another result key: `{"status": "error",
+    "message": ...}` is an API's answer, `{"status": 500}` an HTTP sample."""
     if not isinstance(value, dict):
         return False
-    for key, item in value.items():
-        target = RESULT_KEYS.get(str(key).lower())
-        if target == "findings" and isinstance(item, list):
-            return True
-        if target == "status" and isinstance(item, str) and vocab.read(item)[0] is not None:
-            return True
-    return False
+    keys = {RESULT_KEYS.get(str(key).lower()): item for key, item in value.items()}
+    if isinstance(keys.get("findings"), list):
+        return True
+    status = keys.get("status")
+    if not isinstance(status, str):
+        return False
+    meaning, kind = vocab.read(status)
+    return kind == "canonical" or (meaning is not None and bool(keys.keys() - {None, "status"}))
 
 
 class JsonDialect:
@@ -244,8 +286,12 @@ class JsonDialect:
         if is_result:
             return 70 if candidate.declared or candidate.base_line < 20 else 35
         # an object a review quotes (`{"__proto__": 1}`, `{ boolean: ['v'] }`, `{}`) is
-        # sample code; inside a ```json fence it may still be a reply in other words
-        return 45 if candidate.declared else 0
+        # sample code; a ```json fence with little around it may still be a reply in other
+        # words
+        span = find_object(candidate.text)
+        alone = span is not None and _stands_alone(
+            doc, candidate, candidate.text.count("\n", 0, span[1]))
+        return 45 if candidate.declared and alone else 0
 
     def parse(self, b: Builder) -> None:
         b.envelope_name = "JSON object"

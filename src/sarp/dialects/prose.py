@@ -95,8 +95,8 @@ _NUMBERED_BOLD: Final = re.compile(
     r"(?P<inner>[^*]{3,400})\*\*", re.IGNORECASE)
 _GROUP_TAIL: Final = re.compile(r"\s?(?:\(\d{1,4}\)|\d{1,4}|:|—.{0,60})\s?$|\s-.{0,60}$")
 _AFTER_BOLD: Final = re.compile(
-    r"\s?(?:[—–-]\s?|\(|\[)?\**(critical|blocker|high|major|important|medium|minor|low|nit)\b",
-    re.IGNORECASE)
+    r"\s?(?:[—–-]\s?|\(|\[)?\**(critical|blocker|high|major|important|medium|minor|low|nit)"
+    r"\**(?:[)\].,:]|\s*$)", re.IGNORECASE)  # `(High)`, `— Low.`; not `— high-level callers`
 # Headings a plain review files its findings under, read in the text fallback only:
 # `### 🔴 title`, `### 1. title — High`, `### title` under `## High`, and a run of
 # numbered headings (`### 1. title`) whose severity, if any, the body says
