@@ -381,3 +381,21 @@ def test_a_casual_item_that_names_a_line_and_a_severity(item: str, severity: str
 def test_a_casual_item_that_calls_itself_fine_is_not_a_finding() -> None:
     reply = "Checked:\n\n- the cache at line 50 is fine, no bug there\n"
     assert sarp.parse(reply).findings == []
+
+
+APHELION_DRIFT = Path(__file__).parent / "aphelion_drift"
+
+
+@pytest.mark.parametrize("reply", sorted(APHELION_DRIFT.glob("*.md")), ids=lambda p: p.stem)
+def test_aphelion_expansions_from_a_second_reader(reply: Path) -> None:
+    # REVIEW10's replies: expansions that start with MD5, SHA1, "Fixed-width" or "Done"
+    # are evidence; a failed test keeps its item line as the lead even when the evidence
+    # quotes it; a list after a blank line is not the expansion's; each round trips
+    result = sarp.parse(reply.read_text(encoding="utf-8"))
+    assert result.findings
+    for found in result.findings:
+        lead, _, more = (found.description or "").partition("\n\n")
+        assert lead and more, found.id
+        assert "0 failures" not in more and "consistent" not in more
+    back = sarp.parse(sarp.render(result, "aphelion"))
+    assert [f.description for f in back.findings] == [f.description for f in result.findings]

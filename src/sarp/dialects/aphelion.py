@@ -126,8 +126,12 @@ _EXPANSION: Final = re.compile(
     r"(?P<close>\*\*)?(?:[:.]|\s?[—–])?\s(?P<rest>.+)$")
 # what a line about an item says when it is no evidence: another id (`W1 – W2 ...`), or
 # that the item was dealt with (`W1 (fixed): ...`, `- W1: resolved in the PR`)
-_SETTLED: Final = re.compile(r"\s*(?:[A-Z]{1,8}-?\d{1,4}\b|(?:fixed|resolved|addressed|done|"
-                             r"closed|no longer|obsolete|withdrawn)\b)", re.IGNORECASE)
+_SETTLED: Final = re.compile(r"\s*(?:fixed|resolved|addressed|done|closed|no longer|obsolete|"
+                             r"withdrawn)(?![\w-])(?!\s+(?:callbacks?|sockets?|width))",
+                             re.IGNORECASE)
+# `W1 – W2 share a cause`, `W1, W3 and W4 ...`: a line that lists ids, not one's evidence
+_OTHER_ID: Final = re.compile(r"\s*(?P<id>[A-Z]{1,8}-?\d{1,4})"
+                              r"(?:\s*(?:,|and|&|/|–|-)\s|\s+(?:are|is|share|both))")
 _KEY: Final = re.compile(r"[ \t]*(?:\*\*)?(?P<key>[A-Za-z][A-Za-z0-9_]{1,48})(?:\*\*)?[ \t]?:"
                          r"(?:\*\*)?")
 
@@ -191,8 +195,9 @@ class AphelionDialect:
         bare = {raw.id: raw for raw in b.findings
                 if raw.id and as_listed.get(id(raw)) == (raw.title, raw.description)}
         if bare:
-            _expansions(b, 0, start, bare)
-            _expansions(b, end + 1, len(doc.lines), bare)
+            ids = {raw.id for raw in b.findings if raw.id}
+            _expansions(b, 0, start, bare, ids)
+            _expansions(b, end + 1, len(doc.lines), bare, ids)
         self._checks(b, entries, end)
         if tail_prose:
             b.closing_seen = None  # prose after the block: its end tells
@@ -371,9 +376,9 @@ def _prose_section(f: Finding) -> list[str]:
     more = (f.description or "").split("\n\n", 1)[1:]
     if f.type in ("failed-test", "failed-criterion"):
         # what was run and seen, as the expansion a tester writes under its id
-        paragraphs = more[0].split("\n\n") if more and f.id else []
-        return [f"- {f.id}: {inline(paragraphs[0])}", *(f"  {inline(p)}" for p in paragraphs[1:]),
-                ""] if paragraphs else []
+        lines = [line for line in more[0].split("\n") if line.strip()] if more and f.id else []
+        return [f"- {f.id}: {lines[0]}", *(f"  {line}" for line in lines[1:]), ""] \
+            if lines else []
     bullets = [(label, value) for label, value in (
         ("Location", location_text(f.location) if f.location else None),
         ("Impact", f.impact), ("Fix", f.suggestion), ("Type", f.type),
@@ -389,7 +394,8 @@ def _prose_section(f: Finding) -> list[str]:
     return [*out, ""]
 
 
-def _expansions(b: Builder, start: int, end: int, bare: dict[str, RawFinding]) -> None:
+def _expansions(b: Builder, start: int, end: int, bare: dict[str, RawFinding],
+                ids: set[str]) -> None:
     """Attach the prose that leads with a bare item's id: the item line is the summary,
     the prose what was run and seen. Each id once; a mention that only says the item
     was fixed, or lists it with other ids (`W1 – W2 share a cause`), is not its detail."""
@@ -401,6 +407,9 @@ def _expansions(b: Builder, start: int, end: int, bare: dict[str, RawFinding]) -
         i += 1
         if match is None or match["id"] not in bare or _SETTLED.match(match["rest"]) \
                 or (match["note"] and _SETTLED.match(match["note"])):
+            continue
+        other = _OTHER_ID.match(match["rest"])
+        if other is not None and other["id"] in ids:
             continue
         rest = match["rest"].strip()
         if match["bold"] and not match["close"]:  # `**W3 - title.** text`: both are text
@@ -414,8 +423,9 @@ def _expansions(b: Builder, start: int, end: int, bare: dict[str, RawFinding]) -
                         if doc.kinds[k] != MARKER and (text := doc.lines[k].strip()))]
         i = stop
         raw = bare.pop(match["id"])
-        b.attach(match["id"], RawFinding(line=i - 1, id=raw.id,
-                                         description="\n".join(filter(None, body)) or None))
+        text = "\n".join(filter(None, body))
+        if text:  # the item line first (the lead), then what the prose adds to it
+            raw.description = f"{raw.description}\n\n{text}" if raw.description else text
 
 
 def _expansion_end(doc: Document, i: int, end: int, is_item: bool, indent: int) -> int:
@@ -442,8 +452,8 @@ def _expansion_end(doc: Document, i: int, end: int, is_item: bool, indent: int) 
             return k  # `NEXT: developer`: the block again
         if is_item and item and not deeper:
             return k  # the next item of the list the lead is in
-        if after_blank and not (item or deeper):
-            return k  # a new paragraph
+        if after_blank and not deeper:
+            return k  # a new paragraph or list: only deeper lines and code go on
         after_blank = False
     return end
 
