@@ -176,11 +176,13 @@ def _open_paragraph(doc: Document, last: int) -> bool:
         words += len(line.split())
         i -= 1
     first = doc.lines[i + 1].strip()
-    label = first.split(":", 1)[0] if ":" in first[:30] else None
-    # `Key: value` lines hold no sentences; a paragraph led by a code span and a colon
-    # (`netrc.py:96`: dropping ...) is prose
-    if words < 16 or (label is not None and label.count(" ") < 3
-                      and not label.startswith("`")):
+    label = first.split("`:", 1)[0] + "`" if first.startswith("`") and "`:" in first[:60] \
+        else first.split(":", 1)[0] if ":" in first[:30] else None
+    # `Key: value` lines hold no sentences; a paragraph led by a place in a code span and a
+    # colon (`netrc.py:96`: dropping ...) is prose, a command's (`pytest -q`: 214 passed) not
+    if words < 16 or (label is not None and label.count(" ") < 3 and not (
+            label.startswith("`") and (_PLACE_SPAN.fullmatch(label) is not None
+                                       or _CODE_SPAN.fullmatch(label) is None))):
         return False
     # a closing offer ("Let me know if you need more") is often left without a stop
     paragraph = " ".join(doc.lines[k].strip() for k in range(i + 1, last + 1))
@@ -188,6 +190,8 @@ def _open_paragraph(doc: Document, last: int) -> bool:
     return not tail.startswith(_SIGN_OFFS)
 
 
+_CODE_SPAN: Final = re.compile(r"`[^`]*`")
+_PLACE_SPAN: Final = re.compile(r"`[\w./\\-]+\.\w+(?::\d[\d-]*)?`")
 _SENTENCE_END: Final = re.compile(r"[.!?](?:\s|$)")
 _SIGN_OFFS: Final = ("let me know", "happy to", "ping me", "feel free", "hope this",
                      "thanks", "thank you", "cheers", "want me to", "i can ", "shout if",
