@@ -13,7 +13,9 @@ findings its author meant, by canonical severity, in order. What each one guards
   does "fine-grained" (g03);
 - titles that start like report sections (`Context manager ...`) are findings (s01);
 - one numbered finding with a Severity field is a finding on its own (one01);
-- urgency groups beside severities keep the severities' scale (sc02).
+- urgency groups beside severities keep the severities' scale (sc02);
+- a summary's counts (`**Critical:** 0`, `| Severity | Count |`) are not findings (c01, c02);
+- `**Issue 1:** title (High)` is a finding (is01).
 """
 from __future__ import annotations
 
@@ -27,11 +29,14 @@ HERE = Path(__file__).parent / "plain_reviews"
 
 MEANT = [
     ("b02_steps", ["critical", "major"]),
+    ("c01", ["major"]),
+    ("c02", ["major"]),
     ("d01", ["major", "minor"]),
     ("e03", ["critical", "major", "major", "major"]),
     ("e04", ["critical", "critical", "critical", "minor"]),
     ("g01", ["critical", "major"]),
     ("g03", ["minor", "minor", "minor"]),
+    ("is01", ["critical", "minor"]),
     ("one01", ["critical"]),
     ("r01", []),
     ("r02", ["major"]),

@@ -111,8 +111,10 @@ def classify_table(table: Table) -> str:
     keys = table.column_keys()
     fields = {COLUMN.get(k) for k in keys}
     first = keys[0] if keys else ""
-    if "severity" in fields:
-        return "findings"
+    if "severity" in fields and not (set(fields) - {"severity", None} == set()
+                                     and any(k in ("count", "findings", "total", "n", "#")
+                                             for k in keys)):
+        return "findings"  # (a `| Severity | Count |` table counts findings: it is other)
     has_status = any(k in STATUS_COLUMNS for k in keys)
     if {"item", "location", "relevance"} <= set(keys) or (
         first in ("item", "name", "symbol", "entry") and "relevance" in keys

@@ -38,8 +38,8 @@ SEVERITY_WORDS: Final = frozenset({
 _URGENCY: Final = frozenset({"blocking", "non-blocking", "must fix", "should fix",
                              "nice to have", "nitpick", "nitpicks", "optional"})
 # what a severity head says when there is nothing under it: `**Blocking:** none.`
-_NOTHING: Final = re.compile(r"(?:none|nothing|n/?a|none found|nothing blocking|-|—|–)\W*(?:\s.*)?",
-                             re.IGNORECASE)
+_NOTHING: Final = re.compile(r"(?:none|nothing|n/?a|none found|nothing blocking|-|—|–)\W*(?:\s.*)?"
+                             r"|\d{1,6}(?: (?:issues?|findings?))?", re.IGNORECASE)  # or a count
 # `## 5. Medium/Low: title` reads the worse of the two severities
 _HEAD: Final = re.compile(
     r"(?:\d{1,3}[.)] )?(?P<pre>[^\w~\[]{0,6})\[?(?P<sev>~~[A-Za-z ]{2,20}~~|[A-Za-z]"
@@ -382,7 +382,7 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
             count += 1
             group = None
             continue
-        led = _bold_led_finding(stripped, i) if loose else None
+        led = (_bold_led_finding(stripped, i) or _labelled_bold(stripped, i)) if loose else None
         if led is not None:  # `**title** (a.py:12) — High`
             i = _add_block(b, led, end)
             count += 1
@@ -622,6 +622,23 @@ _BOLD_LEAD: Final = re.compile(
     r"\**(?P<sev>[A-Za-z]{3,10})\**[)\]]?\.?$")
 
 
+_LABEL_BOLD: Final = re.compile(
+    r"\*\*(?:finding|issue|bug|problem|defect|concern) #?\d{1,3}[.:)]?\*\*:? (?P<title>.{3,400}?)"
+    r"(?: ?\((?P<sev>[A-Za-z]{3,10})\))?\.?$", re.IGNORECASE)
+
+
+def _labelled_bold(line: str, at: int) -> RawFinding | None:
+    """`**Issue 1:** title (High)`: the label bold, the title after it."""
+    match = _LABEL_BOLD.match(line)
+    if match is None:
+        return None
+    word = match["sev"] if match["sev"] and normalise_word(match["sev"]) in _RANKS else None
+    title = match["title"] if word or not match["sev"] else f"{match['title']} ({match['sev']})"
+    raw = RawFinding(line=at, severity=word, title=title.strip())
+    raw.location = common.location_in(title)
+    return raw
+
+
 def _bold_led_finding(line: str, at: int) -> RawFinding | None:
     """`**title** (a.py:12) — High`: a bold title, a place, and a rank at the end."""
     match = _BOLD_LEAD.match(line)
@@ -758,6 +775,7 @@ def _next_head(b: Builder, start: int, end: int) -> int:
                 severity_group(line) is not None and not line.startswith(("- ", "* "))):
             return i
         if "AGENT_RESULT" in line or _NUMBERED_BOLD.match(line) or (
-                line.startswith("**") and _bold_led_finding(line, i) is not None):
+                line.startswith("**") and (_bold_led_finding(line, i) is not None
+                                           or _LABEL_BOLD.match(line) is not None)):
             return i
     return end
