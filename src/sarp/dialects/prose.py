@@ -363,7 +363,7 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
             else:
                 group, group_level = None, 0
             quiet = level is not None and (_QUIET.search(level[1]) is not None
-                                           or _PRAISE.search(level[1]) is not None)
+                                           or _PRAISE.search(level[1][:200]) is not None)
             intro = ""
             i += 1
             continue
@@ -479,7 +479,7 @@ def _heading_finding(lines: list[str], kinds: list[int], i: int, end: int,
     """A heading no dialect rule read, in a plain review: a finding (see `_TAIL_RANK`), or
     the severity word of a category over a list (its items are the findings), or None."""
     depth, text = level
-    if depth < 2 or _is_section(text) or _PRAISE.search(text) is not None:
+    if depth < 2 or _is_section(text) or _PRAISE.search(text[:200]) is not None:
         return None
     numbered = _NUMBER.match(text)
     title = strip_emphasis(text[numbered.end():] if numbered else text).strip()
