@@ -87,11 +87,13 @@ _NOT_GROUPS: Final = frozenset({"note", "notes", "blocker", "blockers", "error",
 _LEADING_ID: Final = re.compile(
     rf"(?P<id>{common.ID})"
     r"(?:(?P<sep>\s?[:—–]\s?|\s-\s)|\s(?=`)|$)(?P<rest>.{0,500})$")
+# the words a plain review labels its findings with: `Finding 1:`, `**Issue 2:**`
+_LABELS: Final = "finding|issue|bug|problem|defect|concern"
 # `**3. Tokens come out of order (lines 113-117). Medium.**`: a numbered bold paragraph
 # lead, its severity (if any) said after the title; read in the text fallback only
 # (also labelled, `**Issue 2: title** (High)`, its severity then maybe after the bold)
 _NUMBERED_BOLD: Final = re.compile(
-    r"\*\*(?:(?:finding|issue|bug|problem|defect|concern) #?)?(?P<num>\d{1,3})[.):] "
+    rf"\*\*(?:(?:{_LABELS}) #?)?(?P<num>\d{{1,3}})[.):] "
     r"(?P<inner>[^*]{3,400})\*\*", re.IGNORECASE)
 _GROUP_TAIL: Final = re.compile(r"\s?(?:\(\d{1,4}\)|\d{1,4}|:|—.{0,60})\s?$|\s-.{0,60}$")
 _AFTER_BOLD: Final = re.compile(
@@ -108,8 +110,7 @@ _RATED: Final = re.compile(r"(?:confidence|risk|readability|maintainability|cove
                            r"complexity|quality|priority|effort|test coverage|performance|"
                            r"security posture|overall)\W*$", re.IGNORECASE)
 _NUMBER: Final = re.compile(
-    r"#?\d{1,3}[.):] |(?:finding|issue|bug|problem|defect|concern)(?: #?\d{1,3})?"
-    r"(?:[.:)]| [—–-]) ?", re.IGNORECASE)
+    rf"#?\d{{1,3}}[.):] |(?:{_LABELS})(?: #?\d{{1,3}})?(?:[.:)]| [—–-]) ?", re.IGNORECASE)
 # numbered sections of a report, not findings: `## 1. Summary`, `## 4. Things I checked`
 _SECTIONS: Final = re.compile(
     r"(?:summary|overview|overall(?: assessment)?|findings|issues|verdict|recommendations?|"
@@ -347,14 +348,9 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
             found = _heading_finding(doc.lines, doc.kinds, i, end, level, runs,
                                      group if group_level else None, group_level) \
                 if loose and level is not None else None
-            if isinstance(found, RawFinding):
-                stop = _heading_end(doc.lines, doc.kinds, i, end, level[0]) \
-                    if level is not None else end
-                common.read_body(b, found, i + 1, stop)
-                found.location = found.location or common.location_in(found.description)
-                b.add(found)
+            if isinstance(found, RawFinding) and level is not None:
+                i = _add_block(b, found, end, _heading_end(doc.lines, doc.kinds, i, end, level[0]))
                 count += 1
-                i = stop
                 continue
             if found is not None and level is not None:  # a category over a list
                 if found != group:
@@ -608,9 +604,10 @@ def _items_follow(lines: list[str], kinds: list[int], start: int, end: int) -> b
     return False
 
 
-def _add_block(b: Builder, raw: RawFinding, end: int) -> int:
-    """Record `raw` with the body under its head line; returns where the next block starts."""
-    stop = _next_head(b, raw.line, end)
+def _add_block(b: Builder, raw: RawFinding, end: int, stop: int | None = None) -> int:
+    """Record `raw` with the body under its head line (to `stop`, else the next head);
+    returns where the next block starts."""
+    stop = _next_head(b, raw.line, end) if stop is None else stop
     common.read_body(b, raw, raw.line + 1, stop)
     raw.location = raw.location or common.location_in(raw.description)
     b.add(raw)
@@ -623,7 +620,7 @@ _BOLD_LEAD: Final = re.compile(
 
 
 _LABEL_BOLD: Final = re.compile(
-    r"\*\*(?:finding|issue|bug|problem|defect|concern) #?\d{1,3}[.:)]?\*\*:? (?P<title>.{3,400}?)"
+    rf"\*\*(?:{_LABELS}) #?\d{{1,3}}[.:)]?\*\*:? (?P<title>.{{3,400}}?)"
     r"(?: ?\((?P<sev>[A-Za-z]{3,10})\))?\.?$", re.IGNORECASE)
 
 
