@@ -348,8 +348,9 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
             found = _heading_finding(doc.lines, doc.kinds, i, end, level, runs,
                                      group if group_level else None, group_level) \
                 if loose and level is not None else None
-            if isinstance(found, RawFinding) and level is not None:
-                i = _add_block(b, found, end, _heading_end(doc.lines, doc.kinds, i, end, level[0]))
+            depth = level[0] if level is not None else 0
+            if isinstance(found, RawFinding):
+                i = _add_block(b, found, end, _heading_end(doc.lines, doc.kinds, i, end, depth))
                 count += 1
                 continue
             if found is not None and level is not None:  # a category over a list
