@@ -15,7 +15,9 @@ findings its author meant, by canonical severity, in order. What each one guards
 - one numbered finding with a Severity field is a finding on its own (one01);
 - urgency groups beside severities keep the severities' scale (sc02);
 - a summary's counts (`**Critical:** 0`, `| Severity | Count |`) are not findings (c01, c02);
-- `**Issue 1:** title (High)` is a finding (is01).
+- `**Issue 1:** title (High)` is a finding (is01);
+- a `## 🟢 Verdict:` line that made the reply look like adr013, whose frame it lacks, does
+  not cost the findings the text fallback reads (e01).
 """
 from __future__ import annotations
 
@@ -32,6 +34,7 @@ MEANT = [
     ("c01", ["major"]),
     ("c02", ["major"]),
     ("d01", ["major", "minor"]),
+    ("e01", ["critical", "minor"]),
     ("e03", ["critical", "major", "major", "major"]),
     ("e04", ["critical", "critical", "critical", "minor"]),
     ("g01", ["critical", "major"]),

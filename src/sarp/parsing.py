@@ -88,6 +88,12 @@ def _parse(text: str, forced: str | None, policy: Policy) -> Result:
     result = builder.finish(text)
     if result.delivery is Delivery.POINTER and not builder.envelope:
         result.conformance = Conformance.UNPARSEABLE
+    if forced is None and name != "text" and not builder.envelope and not result.findings:
+        # detected by its look (`Verdict:`, `### High:`) but none of the dialect's frame
+        # was found: what the text fallback reads, if anything, is what the reply says
+        fallback = _parse(text, "text", policy)
+        if fallback.findings:
+            return fallback
     return result
 
 

@@ -485,6 +485,8 @@ def _heading_finding(lines: list[str], kinds: list[int], i: int, end: int,
         severity, title = title[0], title[1:].lstrip("\ufe0f :—–-")
         numbered = numbered or _NUMBER.match(title)
         title = _NUMBER.sub("", title, count=1) if _NUMBER.match(title) else title  # `🔴 1. x`
+        if _is_section(title) or _PRAISE.search(title[:200]) is not None:
+            return None  # `## 🟢 Verdict: approve`, `## 🟢 Strengths`
     elif (tail := _TAIL_RANK.fullmatch(title)) is not None and normalise_word(
             word := tail["sev"] or tail["sev2"] or tail["sev3"]) in _RANKS \
             and _RATED.search(tail["title"]) is None:
