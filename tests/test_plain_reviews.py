@@ -16,6 +16,7 @@ findings its author meant, by canonical severity, in order. What each one guards
 - urgency groups beside severities keep the severities' scale (sc02);
 - a summary's counts (`**Critical:** 0`, `| Severity | Count |`) are not findings (c01, c02);
 - `**Issue 1:** title (High)` is a finding (is01);
+- `- **Symptom:**` / `- **Cause:**` / `- **Fix:**` bullets are a finding's fields (fl01);
 - a `## 🟢 Verdict:` line that made the reply look like adr013, whose frame it lacks, does
   not cost the findings the text fallback reads (e01).
 """
@@ -37,6 +38,7 @@ MEANT = [
     ("e01", ["critical", "minor"]),
     ("e03", ["critical", "major", "major", "major"]),
     ("e04", ["critical", "critical", "critical", "minor"]),
+    ("fl01", ["minor", "minor"]),
     ("g01", ["critical", "major"]),
     ("g03", ["minor", "minor", "minor"]),
     ("is01", ["critical", "minor"]),

@@ -388,6 +388,8 @@ DETAIL_KEYS: Final[dict[str, str]] = {
     "description": "description", "issue": "description", "problem": "description",
     "details": "description", "what": "description", "why": "description",
     "impact": "impact", "risk": "impact", "consequence": "impact", "why it matters": "impact",
+    "symptom": "impact", "symptoms": "impact", "cause": "description",
+    "root cause": "description",
     "fix": "suggestion", "suggestion": "suggestion", "recommendation": "suggestion",
     "remediation": "suggestion", "suggested fix": "suggestion", "resolution": "suggestion",
     "severity": "severity", "type": "type", "category": "type",
