@@ -292,6 +292,10 @@ def test_plain_review_headings_that_are_not_findings(reply: str) -> None:
     # bold leads with a place and a rank at the end
     ("**File handle leaks** (a.py:12) — High\nx.\n\n**Lock is never released** (a.py:40) — Low\n",
      [("File handle leaks", "High"), ("Lock is never released", "Low")]),
+    # numbered bold titles under a slashed group, one saying "fine" only later
+    ("**Low / nits**\n\n7. **Exec bit only for `str` targets** (72). `Path` is handled fine "
+     "elsewhere.\n8. **A FIFO hangs forever** (139-142).\n",
+     [(None, "Low"), (None, "Low")]),
     # a numbered list of places, one of them called fine
     ("Two problems:\n\n1. File handle leaks (a.py:12).\n2. Lock is never released (line 40).\n"
      "3. The cache at a.py:50 is fine.\n", [(None, None), (None, None)]),

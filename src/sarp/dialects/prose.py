@@ -273,6 +273,12 @@ def severity_group(line: str, *, urgency: bool = False) -> str | None:
     if not text or len(text) > 60:
         return None
     text = _GROUP_TAIL.sub("", text).strip(" *:")
+    if "/" in text:  # `**Low / nits**`: the worse of the severities it names
+        words = [w.strip() for w in text.split("/") if normalise_word(w) in SEVERITY_WORDS]
+        if words:
+            text = words[0]
+            for word in words[1:]:
+                text = word if worse(word, text) else text
     key = normalise_word(text)
     if urgency and key in _URGENCY:
         return text
@@ -430,8 +436,10 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
             if place and (said is not None or plain.lstrip("`*_ ").startswith(place)):
                 if hushed and said is None:
                     continue  # `I verified:` / `- `worker.py` handles SIGTERM.`
-            elif not hushed and (place or _LINE_MENTION.search(text)) \
-                    and not _BENIGN.search(text):
+            elif not hushed and (place or _LINE_MENTION.search(text)
+                                 or (_ORDERED.match(line) and plain != text.lstrip())) \
+                    and not _BENIGN.search(_lead_of(text)):
+                # (`7. **Copy path: exec bit for str only** (72)`: a numbered bold title)
                 label = _LABELLED.search(text)
                 if label is None and _ORDERED.match(line) is None:
                     continue
@@ -442,6 +450,17 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
             _add_item(b, at, word, text)
             count += 1
     return count
+
+
+def _lead_of(text: str) -> str:
+    """An item's lead: its bold title, else its first sentence (whether it says all is
+    fine is judged there: "handles `Path` fine" later in a finding is no verdict)."""
+    if text.startswith("**"):
+        end = text.find("**", 2)
+        if end > 2:
+            return text[2:end]
+    cut = text.find(". ")
+    return text[:cut] if cut > 0 else text
 
 
 def heads_a_group(head: HeadLine, lines: list[str], kinds: list[int], i: int,
