@@ -296,6 +296,10 @@ def test_plain_review_headings_that_are_not_findings(reply: str) -> None:
     ("**Low / nits**\n\n7. **Exec bit only for `str` targets** (72). `Path` is handled fine "
      "elsewhere.\n8. **A FIFO hangs forever** (139-142).\n",
      [(None, "Low"), (None, "Low")]),
+    # design notes as bullets led by bold titles that point at code
+    ("## Smaller things\n\n- **`filter` doesn't prune directories (lines 139-142).** Only "
+     "children.\n- **Only the owner's execute bit is added (line 73).** Group can't run it.\n",
+     [(None, None), (None, None)]),
     # a numbered list of places, one of them called fine
     ("Two problems:\n\n1. File handle leaks (a.py:12).\n2. Lock is never released (line 40).\n"
      "3. The cache at a.py:50 is fine.\n", [(None, None), (None, None)]),

@@ -441,7 +441,7 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
                     and not _BENIGN.search(_lead_of(text)):
                 # (`7. **Copy path: exec bit for str only** (72)`: a numbered bold title)
                 label = _LABELLED.search(text)
-                if label is None and _ORDERED.match(line) is None:
+                if label is None and _ORDERED.match(line) is None and not _bold_titled(text):
                     continue
             else:
                 continue
@@ -450,6 +450,13 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
             _add_item(b, at, word, text)
             count += 1
     return count
+
+
+def _bold_titled(text: str) -> bool:
+    """`**`filter` doesn't prune directories (lines 139-142).** text`: an item led by a
+    bold title (not a `**Key:** value` field)."""
+    end = text.find("**", 2) if text.startswith("**") else -1
+    return end > 2 and not text[2:end].rstrip().endswith(":") and key_value(text) is None
 
 
 def _lead_of(text: str) -> str:
