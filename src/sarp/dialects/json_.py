@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import json
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from typing import Any, Final, NamedTuple
 
@@ -220,51 +221,67 @@ _LOOSE_CANDIDATES: Final = 3  # each reads to the end of the reply: a bound keep
 
 def _reply_object(doc: Document, vocab: StatusVocab) -> tuple[_Candidate, bool] | None:
     """The first candidate that reads as the reply's result (True), else the first one
-    (False). A review quotes samples in fences too, and a later fence may hold the reply;
-    an object with more than a sign-off after it, or with headings around it, is a
-    sample inside something else."""
+    (False). A findings list makes an object the result wherever it sits (a title above
+    it, scope notes below it); a status alone only when the object opens the reply or
+    almost nothing surrounds it (`{"status": "ERROR", "code": ...}` quoted in a review is
+    an API's answer)."""
     first: _Candidate | None = None
     opens = doc.src.lstrip().startswith("{")
+    outside = _Outside(doc)
     for candidate in _candidates(doc):
         first = first or candidate
         span = find_object(candidate.text)
-        if span is None or not _is_result(decode_object(candidate.text[span[0]:span[1]])[0],
-                                          vocab):
+        if span is None:
             continue
-        if opens or _stands_alone(doc, candidate, candidate.text.count("\n", 0, span[1])):
+        strength = _result_strength(decode_object(candidate.text[span[0]:span[1]])[0], vocab)
+        if strength == 2 or (strength == 1 and (opens or outside.little(candidate))):
             return candidate, True
     return (first, False) if first is not None else None
 
 
-def _stands_alone(doc: Document, candidate: _Candidate, object_lines: int) -> bool:
-    """Whether what surrounds a candidate is only a lead-in and a sign-off: no heading
-    outside it, and at most a few lines after it."""
-    last = candidate.close_at if candidate.open_at >= 0 and candidate.close_at >= 0 \
-        else candidate.base_line + object_lines
-    first = candidate.open_at if candidate.open_at >= 0 else candidate.base_line
-    after = [line for line in doc.lines[last + 1:] if line.strip()]
-    if len(after) > _SIGN_OFF_LINES:
-        return False
-    return not any(doc.lines[i][:1] == "#" for i in doc.headings() if i < first or i > last)
+class _Outside:
+    """What lies around a candidate: a short lead-in and at most a short sign-off make
+    a small object the reply; a review around it (headings, lists, prose after it) makes
+    it a sample. Counted once per reply, so thousands of fences stay linear."""
+
+    def __init__(self, doc: Document) -> None:
+        self.lines = doc.lines
+        self.nonblank = [i for i, line in enumerate(doc.lines) if line.strip()]
+        self.structured = any(doc.kinds[i] == PLAIN and doc.lines[i].lstrip()[:1] in
+                              ("#", "-", "*", "|") for i in self.nonblank)
+
+    def little(self, candidate: _Candidate) -> bool:
+        if self.structured:
+            return False
+        first = candidate.open_at if candidate.open_at >= 0 else candidate.base_line
+        last = candidate.close_at if candidate.open_at >= 0 and candidate.close_at >= 0 \
+            else len(self.lines) - 1
+        before = bisect_left(self.nonblank, first)
+        k = bisect_right(self.nonblank, last)
+        after = [self.lines[i] for i in self.nonblank[k:k + 2]]
+        return before <= _SIGN_OFF_LINES and (not after or (
+            len(after) == 1 and len(after[0]) < 80 and ":" not in after[0]))
 
 
 _SIGN_OFF_LINES: Final = 3
 
 
-def _is_result(value: Any, vocab: StatusVocab) -> bool:
-    """An object that reads as a result: a `findings` (or `issues`) list, or a status word
-    of the protocol (CLEAN, FINDINGS, ...) beside another result key: `{"status": "error",
-    "message": ...}` is an API's answer, `{"status": 500}` an HTTP sample."""
+def _result_strength(value: Any, vocab: StatusVocab) -> int:
+    """2: an object with findings (or issues), or a status beside other result keys; 1: a
+    status word of the protocol alone, or an empty findings list; 0: not a result."""
     if not isinstance(value, dict):
-        return False
+        return 0
     keys = {RESULT_KEYS.get(str(key).lower()): item for key, item in value.items()}
-    if isinstance(keys.get("findings"), list):
-        return True
+    findings = keys.get("findings")
     status = keys.get("status")
-    if not isinstance(status, str):
-        return False
-    meaning, kind = vocab.read(status)
-    return kind == "canonical" or (meaning is not None and bool(keys.keys() - {None, "status"}))
+    if not (isinstance(status, str) and vocab.read(status)[0] is not None):
+        status = None
+    if isinstance(findings, list) and (findings or (
+            status is not None and vocab.read(status)[1] == "canonical")):
+        return 2  # (`{"findings": [], "status": "ok"}` in a review is a sample)
+    if status is not None:  # (an empty findings list adds nothing to a status)
+        return 2 if keys.keys() - {None, "status", "findings"} else 1
+    return 1 if isinstance(findings, list) else 0  # (`{"findings": []}` alone is weak)
 
 
 class JsonDialect:
@@ -288,10 +305,7 @@ class JsonDialect:
         # an object a review quotes (`{"__proto__": 1}`, `{ boolean: ['v'] }`, `{}`) is
         # sample code; a ```json fence with little around it may still be a reply in other
         # words
-        span = find_object(candidate.text)
-        alone = span is not None and _stands_alone(
-            doc, candidate, candidate.text.count("\n", 0, span[1]))
-        return 45 if candidate.declared and alone else 0
+        return 45 if candidate.declared and _Outside(doc).little(candidate) else 0
 
     def parse(self, b: Builder) -> None:
         b.envelope_name = "JSON object"

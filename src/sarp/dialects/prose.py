@@ -38,8 +38,9 @@ SEVERITY_WORDS: Final = frozenset({
 _URGENCY: Final = frozenset({"blocking", "non-blocking", "must fix", "should fix",
                              "nice to have", "nitpick", "nitpicks", "optional"})
 # what a severity head says when there is nothing under it: `**Blocking:** none.`
-_NOTHING: Final = re.compile(r"(?:none|nothing|n/?a|none found|nothing blocking|-|—|–)\W*(?:\s.*)?"
-                             r"|\d{1,6}(?: (?:issues?|findings?))?", re.IGNORECASE)  # or a count
+_NOTHING: Final = re.compile(
+    r"(?:none|nothing|n/?a|none found|nothing blocking|[-—–]|\d{1,6}(?: (?:issues?|findings?))?)"
+    r"[.!]?(?:\s*(?:[—–-]\s.*|\(.*\)))?", re.IGNORECASE)
 # `## 5. Medium/Low: title` reads the worse of the two severities
 _HEAD: Final = re.compile(
     r"(?:\d{1,3}[.)] )?(?P<pre>[^\w~\[]{0,6})\[?(?P<sev>~~[A-Za-z ]{2,20}~~|[A-Za-z]"
@@ -106,9 +107,9 @@ _TAIL_RANK: Final = re.compile(
     r"(?P<title>.{3,500}?)(?:(?: [—–-] ?)\**(?P<sev>[A-Za-z]{3,10})\**"
     r"| [\[(]\**(?P<sev2>[A-Za-z]{3,10})\**[\])]| \*\*(?P<sev3>[A-Za-z]{3,10})\*\*)\.?$")
 # what a scorecard rates, not a defect: `### Readability — High`, `## Confidence (High)`
-_RATED: Final = re.compile(r"(?:confidence|risk|readability|maintainability|coverage|"
-                           r"complexity|quality|priority|effort|test coverage|performance|"
-                           r"security posture|overall)\W*$", re.IGNORECASE)
+_RATED: Final = re.compile(r"(?:overall |test )?(?:confidence|risk|readability|"
+                           r"maintainability|coverage|complexity|quality|priority|effort|"
+                           r"performance|security posture|overall)", re.IGNORECASE)
 _NUMBER: Final = re.compile(
     rf"#?\d{{1,3}}[.):] |(?:{_LABELS})(?: #?\d{{1,3}})?(?:[.:)]| [—–-]) ?", re.IGNORECASE)
 # numbered sections of a report, not findings: `## 1. Summary`, `## 4. Things I checked`
@@ -119,7 +120,8 @@ _SECTIONS: Final = re.compile(
     r"nits|minor nits|tl;?dr|root cause|proposed fix|fix|the fix|test plan|testing|tests|"
     r"changes|reproduction|steps to reproduce|repro|what i (?:checked|did|ran|tested)|"
     r"things (?:i checked|that are fine)(?: and are fine)?|checked|verified)"
-    r"(?:\s*(?:\(.*\)|:.*))?", re.IGNORECASE)
+    r"(?:\s*(?:\([^`]*\)|:(?:\s+[\w'-]+){0,3}))?\W*"
+    r"|(?:verdict|recommendation|overall(?: assessment)?|conclusion)\s*:.*", re.IGNORECASE)
 # a change summary's headings say what was done, not what is wrong
 _CHANGELOG: Final = re.compile(r"(?:fixed|added|changed|removed|updated|refactored|renamed|"
                                r"moved|bumped|implemented)\b", re.IGNORECASE)
@@ -304,7 +306,7 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
     group_level = 0  # the level of the heading that set `group` (0: not a heading)
     runs = _numbered_runs(doc.lines, doc.kinds, doc.headings(), start, end) if loose else {}
     quiet = False  # under `## What I checked`, `## Plan`: numbered lines there are no findings
-    intro = ""  # the last line of prose before a list: `Steps to reproduce:`
+    hushed_intro = False  # the last prose line introduces a list that checks or plans
     count = 0
     i = start
     while i < end:
@@ -322,13 +324,13 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
                 group, head = head.severity, None
                 i += 1
                 continue
-        if head is not None and _NOTHING.fullmatch(head.title.strip(" *_.")):
-            i += 1  # `**High:** none.`: nothing to report under that severity
-            continue
         if head is not None and heads_a_group(head, doc.lines, doc.kinds, i, end):
             group, level = head.severity, heading(stripped)
             group_level = level[0] if level is not None else 0
             i += 1
+            continue
+        if head is not None and loose and _NOTHING.fullmatch(head.title.strip(" *_")):
+            i += 1  # `**High:** none.`: nothing to report under that severity
             continue
         if head is not None:
             if head.resolved:
@@ -365,9 +367,9 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
                 group = found
             else:
                 group, group_level = None, 0
-            quiet = level is not None and (_QUIET.search(level[1]) is not None
-                                           or _PRAISE.search(level[1][:200]) is not None)
-            intro = ""
+            quiet = level is not None and (_QUIET.fullmatch(level[1][:80]) is not None
+                                           or _PRAISE.match(level[1][:200]) is not None)
+            hushed_intro = False
             i += 1
             continue
         lead = _id_lead(stripped) if group is not None else None
@@ -395,12 +397,12 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
             item = stripped  # `**CR-001** a.py:3 — text` under a severity heading
         if item is None:
             if loose and group is not None and not group_level and (
-                    stripped.startswith("**") or _NOTHING.fullmatch(stripped.strip(" *_."))
-                    or _QUIET_INTRO.search(stripped)):
+                    stripped.startswith("**") or _NOTHING.fullmatch(stripped.strip(" *_"))
+                    or _quiet_intro(stripped)):
                 # `**Other observations:**`, `Nothing.` or `Things I verified:` ends the
                 # bold `**Must fix:**` group
                 group = None
-            intro = stripped
+            hushed_intro = _quiet_intro(stripped)
             i += 1
             continue
         text, after = _fold(doc.lines, doc.kinds, i, end, item)
@@ -415,7 +417,8 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
         if bullet is not None:
             sev = bullet["sev"] or bullet["sev2"]
             rest = plain[bullet.end() :]
-            if normalise_word(sev) in SEVERITY_WORDS and not _NOTHING.fullmatch(rest.strip()):
+            if normalise_word(sev) in SEVERITY_WORDS and not (
+                    loose and _NOTHING.fullmatch(rest.strip(" *_"))):
                 _add_item(b, at, sev, rest)
                 count += 1
                 continue
@@ -432,10 +435,9 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
             said = (_LOOSE_SEVERITY.search(text[:120]) or _LABELLED.search(text)) \
                 if place else None
             label = None
-            hushed = quiet or _QUIET_INTRO.search(intro) is not None
+            hushed = quiet or hushed_intro
             if place and (said is not None or plain.lstrip("`*_ ").startswith(place)):
-                if hushed and said is None:
-                    continue  # `I verified:` / `- `worker.py` handles SIGTERM.`
+                pass  # (the oldest rule: never hushed)
             elif not hushed and (place or _LINE_MENTION.search(text)
                                  or (_ORDERED.match(line) and plain != text.lstrip())) \
                     and not _BENIGN.search(_lead_of(text)):
@@ -457,6 +459,20 @@ def _bold_titled(text: str) -> bool:
     bold title (not a `**Key:** value` field)."""
     end = text.find("**", 2) if text.startswith("**") else -1
     return end > 2 and not text[2:end].rstrip().endswith(":") and key_value(text) is None
+
+
+_QUIET_WORDS: Final = re.compile(r"\b(?:i (?:verified|checked)|steps|reproduce|plan)\b",
+                                 re.IGNORECASE)
+
+
+def _quiet_intro(line: str) -> bool:
+    """`Steps to reproduce:`, `Things I verified:`: a short line ending in a colon that
+    introduces a list that checks or plans."""
+    tail = line[-200:].rsplit(". ", 1)[-1]  # the sentence that ends the paragraph
+    if len(tail) > 80 or not tail.rstrip("*_ ").endswith(":"):
+        return False
+    return _QUIET.fullmatch(strip_emphasis(tail).rstrip(" :*_")) is not None \
+        or _QUIET_WORDS.search(tail) is not None
 
 
 def _lead_of(text: str) -> str:
@@ -502,7 +518,7 @@ def _heading_finding(lines: list[str], kinds: list[int], i: int, end: int,
     """A heading no dialect rule read, in a plain review: a finding (see `_TAIL_RANK`), or
     the severity word of a category over a list (its items are the findings), or None."""
     depth, text = level
-    if depth < 2 or _is_section(text) or _PRAISE.search(text[:200]) is not None:
+    if depth < 2 or _is_section(text) or _PRAISE.match(text[:200]) is not None:
         return None
     numbered = _NUMBER.match(text)
     title = strip_emphasis(text[numbered.end():] if numbered else text).strip()
@@ -511,11 +527,11 @@ def _heading_finding(lines: list[str], kinds: list[int], i: int, end: int,
         severity, title = title[0], title[1:].lstrip("\ufe0f :—–-")
         numbered = numbered or _NUMBER.match(title)
         title = _NUMBER.sub("", title, count=1) if _NUMBER.match(title) else title  # `🔴 1. x`
-        if _is_section(title) or _PRAISE.search(title[:200]) is not None:
+        if _is_section(title) or _PRAISE.match(title[:200]) is not None:
             return None  # `## 🟢 Verdict: approve`, `## 🟢 Strengths`
     elif (tail := _TAIL_RANK.fullmatch(title)) is not None and normalise_word(
             word := tail["sev"] or tail["sev2"] or tail["sev3"]) in _RANKS \
-            and _RATED.search(tail["title"]) is None:
+            and _RATED.fullmatch(tail["title"].strip(" *_")) is None:
         severity, title = word, tail["title"].rstrip(" .:—–-")  # `### 1. title — High`
     elif group is not None and depth > group_level:  # `### title` under `## High`
         severity = group
@@ -542,10 +558,11 @@ _GROUP_TITLE: Final = re.compile(r"|(?:see )?below|\(?\d{1,4}\)?(?: (?:issues?|f
                                  re.IGNORECASE)
 _ORDERED: Final = re.compile(r"[ \t]*\d{1,3}[.)][ \t]")
 # sections of a plain review that list what is right, not what is wrong
-_PRAISE: Final = re.compile(r"(?<!not )\b(?:strengths?|positives?|what works|what i like|"
-                            r"(?:looks?|looked) good|(?:is|are|looks?|seems?) fine|good parts|"
-                            r"praise|kudos|well done)\b(?!.*\b(?:issues?|problems?|bugs?|"
-                            r"concerns?|findings?)\b)", re.IGNORECASE)
+_PRAISE: Final = re.compile(r"\W*(?:\d{1,3}[.)] )?(?:strengths?|positives?|what works|"
+                            r"what i like|(?:what |things that )?(?:looks?|looked) good|"
+                            r"(?:what|things that) (?:is|are|looks?|seems?) fine|good parts|"
+                            r"praise|kudos|well done|checked and fine|no issues)\b",
+                            re.IGNORECASE)
 # a section body or an item that says all is well
 _ALL_WELL: Final = re.compile(r"(?<![\w-])(?:(?:this|it|that) (?:is|was|looks) (?:correct|fine|"
                               r"right|ok)|no (?:issues?|problems?|bugs?) (?:found|here|there)|"
@@ -553,13 +570,12 @@ _ALL_WELL: Final = re.compile(r"(?<![\w-])(?:(?:this|it|that) (?:is|was|looks) (
 _BENIGN: Final = re.compile(r"(?<![\w-])(?<!not )(?<!n't )(?:fine|looks good|ok|okay|correct|"
                             r"as intended|not an? (?:issue|bug|problem)|no (?:issue|bug|problem)s?)"
                             r"(?![\w-])", re.IGNORECASE)
-# the line that introduces such a list: `Steps to reproduce:`, `Plan:`, `I checked:`
-_QUIET_INTRO: Final = re.compile(r"(?<![\w-])(?:checked|verified|plan|steps?|reproduce|repro|"
-                                 r"tl;?dr|summary|to ?do)(?![\w-])", re.IGNORECASE)
-# lists that check, plan or reproduce: their numbered items are not findings
-_QUIET: Final = re.compile(r"(?<![\w-])(?:checked|verified|tried|ran|tested|plan|steps?|"
-                           r"reproduce|repro|tl;?dr|summary|to ?do|next|what i did)(?![\w-])",
-                           re.IGNORECASE)
+# lists that check, plan or reproduce (their numbered items and lines are no findings), by
+# the whole heading or the short line ending in `:` that introduces them
+_QUIET: Final = re.compile(
+    r"\W*(?:what i (?:checked|verified|ran|tested|did|looked at)|things i (?:checked|verified)|"
+    r"checked|verified|(?:test )?plan|(?:suggested )?(?:fix )?plan|steps(?: to reproduce)?|"
+    r"to reproduce|repro(?:duction)?|tl;?dr|summary|to ?do|next steps?)\W*", re.IGNORECASE)
 # a severity an item says as a label (`(High)`, `— Low`, `Minor:`), or that it is a bug
 _LABELLED: Final = re.compile(r"(?:^|(?<=[.!?;,] )|[(\[]|[—–-] |\*\*)(critical|blocker|high|major|"
                               r"important|medium|minor|low|nit|cosmetic|trivial)"
