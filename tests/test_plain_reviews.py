@@ -60,6 +60,39 @@ MEANT = [
     ("t12_blocking_variants", ["major"]),
     ("u01", []),
     ("u02", ["minor"]),
+    # a third reader's replies (REVIEW11): counts as groups (`## High: 2 issues`), titles that
+    # start with "None of" / "Nothing stops", findings explained in bullets under their
+    # heading, "risk" / "performance" in a finding's title, `**Blocking:** text` and
+    # conventional comments, place-led items after "I checked ...:", severities after a
+    # bold lead (`— High —`, `(High severity)`), a `| Severity | Findings |` table, a plain
+    # review with a `## Summary` at the top (once read as a clean adr013 reply)
+    ("r11_b01", ["critical", "major", "minor"]),
+    ("r11_b02", ["critical", "major"]),
+    ("r11_cc01", ["critical", "minor", "minor"]),
+    ("r11_cc02", ["critical", "major", "minor"]),
+    ("r11_cc04", ["critical", "major", "minor"]),
+    ("r11_cr01", ["critical", "major", "minor", "minor"]),
+    ("r11_g02", ["critical", "minor", "minor"]),
+    ("r11_h01", ["critical", "major"]),
+    ("r11_h02", ["critical", "major"]),
+    ("r11_h03", ["critical", "minor"]),
+    ("r11_n02", ["critical", "major", "minor"]),
+    ("r11_n03", ["critical", "major", "minor"]),
+    ("r11_n04", ["critical", "major", "minor"]),
+    ("r11_q01", ["minor", "minor", "minor"]),
+    ("r11_q02", ["minor", "minor"]),
+    ("r11_q03", ["minor", "minor"]),
+    ("r11_q04", ["minor", "minor", "minor"]),
+    ("r11_q05", ["minor", "minor"]),
+    ("r11_rt01", ["critical", "major", "minor"]),
+    ("r11_s01", ["minor", "minor", "minor"]),
+    ("r11_s02", ["minor", "minor"]),
+    ("r11_tb01", ["critical", "major", "minor"]),
+    ("r11_tb02", ["critical", "major"]),
+    ("r11_u01", ["critical", "minor", "minor"]),
+    ("r11_u02", ["critical", "minor", "minor"]),
+    ("r11_v01", ["critical", "critical", "minor", "minor"]),
+    ("r11_v02", ["critical", "critical", "major", "minor"]),
 ]
 
 

@@ -88,9 +88,12 @@ def _parse(text: str, forced: str | None, policy: Policy) -> Result:
     result = builder.finish(text)
     if result.delivery is Delivery.POINTER and not builder.envelope:
         result.conformance = Conformance.UNPARSEABLE
-    if forced is None and name != "text" and not builder.envelope and not result.findings:
-        # detected by its look (`Verdict:`, `### High:`) but none of the dialect's frame
-        # was found: what the text fallback reads, if anything, is what the reply says
+    if forced is None and name != "text" and not result.findings and (
+            not builder.envelope
+            or (name == "adr013" and result.conformance is not Conformance.CONFORMANT)):
+        # detected by its look (`Verdict:`, a `## Summary` at the top) but no finding read
+        # and the dialect's frame missing or repaired: what the text fallback reads, if
+        # anything, is what the reply says
         fallback = _parse(text, "text", policy)
         if fallback.findings:
             return fallback

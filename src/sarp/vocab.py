@@ -234,7 +234,8 @@ _LEVEL: Final[dict[str, int]] = {
     "info": 4, "informational": 4, "nit": 4, "note": 4, "trivial": 4, "white": 4,
     # urgency, as plain reviews group by it
     "blocking": 0, "must fix": 0, "must": 0, "should fix": 1, "should": 1,
-    "nice to have": 3, "non-blocking": 3, "optional": 4, "nitpick": 4,
+    "nice to have": 3, "non-blocking": 3, "optional": 4, "nitpick": 4, "nitpicks": 4,
+    "must-fix": 0, "should-fix": 1, "nice-to-have": 3, "nonblocking": 3,
 }
 
 
@@ -246,7 +247,8 @@ def worse(a: str, b: str) -> bool:
 
 
 _URGENCY: Final = frozenset({"blocking", "non-blocking", "must fix", "should fix",
-                             "nice to have", "optional", "nitpick"})
+                             "nice to have", "optional", "nitpick", "nitpicks", "must-fix",
+                             "should-fix", "nice-to-have", "nonblocking"})
 
 
 def _reply_scale(keys: set[str]) -> RankedScale | None:

@@ -42,7 +42,8 @@ COLUMN: Final[dict[str, str]] = {
     "counterlocation": "counter_location", "conflicts with": "counter_location",
     "counter-loc": "counter_location", "vs": "counter_location",
     "description": "description", "issue": "description", "finding": "description",
-    "problem": "description", "details": "description", "detail": "description",
+    "problem": "description", "details": "description", "findings": "description",
+    "detail": "description",
     "summary": "description", "observation": "description", "what": "description",
     "suggestion": "suggestion", "fix": "suggestion", "recommendation": "suggestion",
     "remediation": "suggestion", "resolution": "suggestion", "suggested fix": "suggestion",
@@ -106,15 +107,23 @@ def sections(doc: Document, start: int = 0, end: int | None = None) -> list[Sect
     return found
 
 
+def _counts_only(table: Table, keys: list[str], fields: set[str | None]) -> bool:
+    """`| Severity | Count |`: a table that counts findings (every other cell a number)."""
+    if set(fields) - {"severity", None}:
+        return False
+    at = [n for n, k in enumerate(keys) if COLUMN.get(k) != "severity"]
+    return bool(at) and all(
+        row.cells[n].strip().strip("*").isdigit() for row in table.rows for n in at
+        if n < len(row.cells))
+
+
 def classify_table(table: Table) -> str:
     """findings | checklist | tests | criteria | steps | references | other."""
     keys = table.column_keys()
     fields = {COLUMN.get(k) for k in keys}
     first = keys[0] if keys else ""
-    if "severity" in fields and not (set(fields) - {"severity", None} == set()
-                                     and any(k in ("count", "findings", "total", "n", "#")
-                                             for k in keys)):
-        return "findings"  # (a `| Severity | Count |` table counts findings: it is other)
+    if "severity" in fields and not _counts_only(table, keys, fields):
+        return "findings"
     has_status = any(k in STATUS_COLUMNS for k in keys)
     if {"item", "location", "relevance"} <= set(keys) or (
         first in ("item", "name", "symbol", "entry") and "relevance" in keys

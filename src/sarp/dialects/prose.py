@@ -35,8 +35,13 @@ SEVERITY_WORDS: Final = frozenset({
 })
 # how plain reviews group by urgency (`## Blocking`, `## Must fix`, `## Nice to have`): read
 # as groups in the text fallback only, where no dialect gives the words another sense
-_URGENCY: Final = frozenset({"blocking", "non-blocking", "must fix", "should fix",
-                             "nice to have", "nitpick", "nitpicks", "optional"})
+_URGENCY: Final = frozenset({"blocking", "non-blocking", "nonblocking", "must fix", "must-fix",
+                             "should fix", "should-fix", "nice to have", "nice-to-have",
+                             "nitpick", "nitpicks", "optional"})
+# `**Blocking:** text`, `**nitpick:** text`: an urgency word heading one finding
+_URGENT_HEAD: Final = re.compile(
+    r"\**(?P<sev>blocking|non-?blocking|must[- ]fix|should[- ]fix|nice[- ]to[- ]have|nitpicks?|"
+    r"optional)(?: \([^()]{1,30}\))?\**\s*:\**\s*(?P<title>[^*\s].{0,500})$", re.IGNORECASE)
 # what a severity head says when there is nothing under it: `**Blocking:** none.`
 _NOTHING: Final = re.compile(
     r"(?:none|nothing|n/?a|none found|nothing blocking|[-—–]|\d{1,6}(?: (?:issues?|findings?))?)"
@@ -99,7 +104,7 @@ _NUMBERED_BOLD: Final = re.compile(
 _GROUP_TAIL: Final = re.compile(r"\s?(?:\(\d{1,4}\)|\d{1,4}|:|—.{0,60})\s?$|\s-.{0,60}$")
 _AFTER_BOLD: Final = re.compile(
     r"\s?(?:[—–-]\s?|\(|\[)?\**(critical|blocker|high|major|important|medium|minor|low|nit)"
-    r"\**(?:[)\].,:]|\s*$)", re.IGNORECASE)  # `(High)`, `— Low.`; not `— high-level callers`
+    r"\**(?![\w-])", re.IGNORECASE)  # `(High)`, `— Low —`, `(High severity)`; not `high-level`
 # Headings a plain review files its findings under, read in the text fallback only:
 # `### 🔴 title`, `### 1. title — High`, `### title` under `## High`, and a run of
 # numbered headings (`### 1. title`) whose severity, if any, the body says
@@ -282,8 +287,11 @@ def severity_group(line: str, *, urgency: bool = False) -> str | None:
             for word in words[1:]:
                 text = word if worse(word, text) else text
     key = normalise_word(text)
-    if urgency and key in _URGENCY:
-        return text
+    if urgency:
+        for suffix in ("", " issues", " findings", " items", " suggestions", " improvements",
+                       " changes"):
+            if key.endswith(suffix) and key[:len(key) - len(suffix)] in _URGENCY:
+                return text[:len(text) - len(suffix)] if suffix else text
     if key in SEVERITY_WORDS and key not in _NOT_GROUPS:
         # a group names its members in the plural (`Nits`, `Warnings`); each is one
         if key.endswith("s") and key[:-1] in SEVERITY_WORDS and not key.endswith("ss"):
@@ -317,6 +325,8 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
         stripped = line.strip()
         head = finding_head_line(stripped)
         if head is None and loose:
+            head = _urgent_head(stripped)
+        if head is None and loose:
             head = _trailing_head(stripped)
             if head is not None and _items_follow(doc.lines, doc.kinds, i + 1, end):
                 # `## 2. Security issues (High)` over a list: a severity group, whose items
@@ -339,7 +349,7 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
                 b.diag("SARP210", i, title=head.title)
                 i += 1
                 continue
-            i = _add_block(b, head.finding(i), end)
+            i = _add_block(b, head.finding(i), end, loose=loose)
             count += 1
             group = None
             continue
@@ -358,7 +368,8 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
                 if loose and level is not None else None
             depth = level[0] if level is not None else 0
             if isinstance(found, RawFinding):
-                i = _add_block(b, found, end, _heading_end(doc.lines, doc.kinds, i, end, depth))
+                i = _add_block(b, found, end, _heading_end(doc.lines, doc.kinds, i, end, depth),
+                               loose=loose)
                 count += 1
                 continue
             if found is not None and level is not None:  # a category over a list
@@ -378,18 +389,18 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
             # finding whose body (bullets included) runs to the next such lead
             raw = RawFinding(line=i, severity=group)
             raw.id, raw.title, raw.location = lead
-            i = _add_block(b, raw, end)
+            i = _add_block(b, raw, end, loose=loose)
             count += 1
             continue
         numbered = _NUMBERED_BOLD.match(stripped) if loose else None
         if numbered is not None:
-            i = _add_block(b, _numbered_finding(numbered, i), end)
+            i = _add_block(b, _numbered_finding(numbered, i), end, loose=loose)
             count += 1
             group = None
             continue
         led = (_bold_led_finding(stripped, i) or _labelled_bold(stripped, i)) if loose else None
         if led is not None:  # `**title** (a.py:12) — High`
-            i = _add_block(b, led, end)
+            i = _add_block(b, led, end, loose=loose)
             count += 1
             continue
         item = list_item(line)
@@ -475,6 +486,26 @@ def _quiet_intro(line: str) -> bool:
         or _QUIET_WORDS.search(tail) is not None
 
 
+# conventional comments: `**issue (blocking):** text`, `**nitpick:** text`
+_CONVENTIONAL: Final = re.compile(
+    r"\**(?P<label>issue|suggestion|todo|nitpick|chore)(?: \((?P<dec>[^()]{1,30})\))?\**\s*:"
+    r"\**\s*(?P<title>[^*\s].{0,500})$", re.IGNORECASE)
+
+
+def _urgent_head(line: str) -> HeadLine | None:
+    """`**Blocking:** text`, `**issue (blocking):** text`: one finding, rated by urgency."""
+    urgent = _URGENT_HEAD.match(line)
+    if urgent is not None:
+        return HeadLine(urgent["sev"], urgent["title"].strip(), False, "a bold line", "")
+    comment = _CONVENTIONAL.match(line)
+    if comment is None:
+        return None
+    words = (comment["dec"] or "").lower().replace(" ", "-")
+    severity = "non-blocking" if "non-blocking" in words else "blocking" if "blocking" in words \
+        else comment["label"]
+    return HeadLine(severity, comment["title"].strip(), False, "a bold line", "")
+
+
 def _lead_of(text: str) -> str:
     """An item's lead: its bold title, else its first sentence (whether it says all is
     fine is judged there: "handles `Path` fine" later in a finding is no verdict)."""
@@ -535,7 +566,8 @@ def _heading_finding(lines: list[str], kinds: list[int], i: int, end: int,
         severity, title = word, tail["title"].rstrip(" .:—–-")  # `### 1. title — High`
     elif group is not None and depth > group_level:  # `### title` under `## High`
         severity = group
-    if _items_follow(lines, kinds, i + 1, end) and not _fields_follow(lines, i + 1, end):
+    if _items_follow(lines, kinds, i + 1, end) and not _fields_follow(lines, i + 1, end) \
+            and (_items_lead_with_places(lines, kinds, i + 1, end) or len(title.split()) <= 3):
         return severity  # a category over a list (`## 🟡 Worth considering`)
     if _findings_below(lines, kinds, i, end, depth, runs):
         return None  # a section whose own headings are the findings
@@ -631,6 +663,29 @@ def _heading_end(lines: list[str], kinds: list[int], i: int, end: int, depth: in
     return end
 
 
+def _items_lead_with_places(lines: list[str], kinds: list[int], start: int, end: int) -> bool:
+    """Whether most of the (two or more) items of the list under a heading are findings
+    themselves: they lead with a place or a severity (`- `a.py:42` — text`), not with
+    what one finding says."""
+    items = leading = 0
+    for k in range(start, min(end, start + 200)):
+        if kinds[k] != PLAIN or not lines[k].strip():
+            if items:
+                break
+            continue
+        if lines[k][:1] == "#":
+            break
+        item = list_item(lines[k])
+        if item is None or lines[k][:1] in (" ", "\t"):
+            continue
+        items += 1
+        plain = strip_emphasis(item).lstrip("`*_ ")
+        place = common.location_in(item)
+        if (place and plain.startswith(place)) or _BULLET.match(strip_emphasis(item)):
+            leading += 1
+    return items >= 2 and 2 * leading > items
+
+
 def _fields_follow(lines: list[str], start: int, end: int) -> bool:
     """Whether the list under a heading opens with a finding's field (`- **Severity**: x`)."""
     for k in range(start, end):
@@ -649,10 +704,11 @@ def _items_follow(lines: list[str], kinds: list[int], start: int, end: int) -> b
     return False
 
 
-def _add_block(b: Builder, raw: RawFinding, end: int, stop: int | None = None) -> int:
+def _add_block(b: Builder, raw: RawFinding, end: int, stop: int | None = None, *,
+               loose: bool = False) -> int:
     """Record `raw` with the body under its head line (to `stop`, else the next head);
     returns where the next block starts."""
-    stop = _next_head(b, raw.line, end) if stop is None else stop
+    stop = _next_head(b, raw.line, end, loose) if stop is None else stop
     common.read_body(b, raw, raw.line + 1, stop)
     raw.location = raw.location or common.location_in(raw.description)
     b.add(raw)
@@ -804,7 +860,7 @@ def _field_label(line: str) -> bool:
     return label.strip().lower() in _FIELD_LABELS
 
 
-def _next_head(b: Builder, start: int, end: int) -> int:
+def _next_head(b: Builder, start: int, end: int, loose: bool = False) -> int:
     doc = b.doc
     for i in range(start + 1, end):
         if doc.kinds[i] != PLAIN:
@@ -817,7 +873,8 @@ def _next_head(b: Builder, start: int, end: int) -> int:
                 severity_group(line) is not None and not line.startswith(("- ", "* "))):
             return i
         if "AGENT_RESULT" in line or _NUMBERED_BOLD.match(line) or (
-                line.startswith("**") and (_bold_led_finding(line, i) is not None
-                                           or _LABEL_BOLD.match(line) is not None)):
+                loose and line.startswith("**") and (_bold_led_finding(line, i) is not None
+                                                     or _LABEL_BOLD.match(line) is not None
+                                                     or _urgent_head(line) is not None)):
             return i
     return end
