@@ -339,7 +339,7 @@ def test_a_severity_head_over_a_list_is_a_group(reply: str,
     ("- W1: keys stay after reload:\n  - step one\n  - step two\n- W2: the timeout is ignored\n",
      "keys stay after reload:\n- step one\n- step two"),
     ("**W1:** reproduced with\n\n```\n$ python -c 'x'\nKeyError: 'a'\n```\n\nOther prose.\n",
-     "reproduced with\n$ python -c 'x'\nKeyError: 'a'"),
+     "reproduced with\n```\n$ python -c 'x'\nKeyError: 'a'\n```"),
     ("**W1** - keys stay after reload.\n", "keys stay after reload."),
 ])
 def test_an_aphelion_expansion_keeps_its_evidence(prose: str, detail: str) -> None:

@@ -126,9 +126,9 @@ _EXPANSION: Final = re.compile(
     r"(?P<close>\*\*)?(?:[:.]|\s?[—–])?\s(?P<rest>.+)$")
 # what a line about an item says when it is no evidence: another id (`W1 – W2 ...`), or
 # that the item was dealt with (`W1 (fixed): ...`, `- W1: resolved in the PR`)
-_SETTLED: Final = re.compile(r"\s*(?:fixed|resolved|addressed|done|closed|no longer|obsolete|"
-                             r"withdrawn)(?![\w-])(?!\s+(?:callbacks?|sockets?|width))",
-                             re.IGNORECASE)
+_SETTLED: Final = re.compile(r"\s*(?:fixed|resolved|addressed|done|closed|obsolete|withdrawn)"
+                             r"(?:[.!;,)]|\s*$|\s+(?:in|by|via|since|upstream)\b)",
+                             re.IGNORECASE)  # `fixed.`, `resolved in #123`; not `Closed sockets`
 # `W1 – W2 share a cause`, `W1, W3 and W4 ...`: a line that lists ids, not one's evidence
 _OTHER_ID: Final = re.compile(r"\s*(?P<id>[A-Z]{1,8}-?\d{1,4})"
                               r"(?:\s*(?:,|and|&|/|–|-)\s|\s+(?:are|is|share|both))")
@@ -419,8 +419,7 @@ def _expansions(b: Builder, start: int, end: int, bare: dict[str, RawFinding],
             rest = rest.lstrip("-—– ")  # `**W1** - text`
         stop = _expansion_end(doc, i, end, list_item(line) is not None,
                               len(line) - len(line.lstrip()))
-        body = [rest, *(text for k in range(i, stop)
-                        if doc.kinds[k] != MARKER and (text := doc.lines[k].strip()))]
+        body = [rest, *(text for k in range(i, stop) if (text := doc.lines[k].strip()))]
         i = stop
         raw = bare.pop(match["id"])
         text = "\n".join(filter(None, body))
@@ -444,7 +443,7 @@ def _expansion_end(doc: Document, i: int, end: int, is_item: bool, indent: int) 
             continue
         deeper = len(line) - len(line.lstrip()) > indent
         item = list_item(line) is not None
-        if text.startswith("#") or "AGENT_RESULT" in text or (
+        if line.startswith("#") or "AGENT_RESULT" in text or (
                 not deeper and _EXPANSION.match(text) is not None):
             return k
         key = _KEY.match(line)
