@@ -23,6 +23,7 @@ __all__ = [
     "BY_CONTENT",
     "CONFIDENCE_WORDS",
     "STATUS",
+    "URGENCY",
     "RankedScale",
     "SeverityReader",
     "StatusVocab",
@@ -219,6 +220,8 @@ _DEFAULT_ALIASES: Final[dict[str, Severity]] = {
     "nit": MINOR, "nitpick": MINOR, "suggestion": MINOR, "advisory": MINOR, "trivial": MINOR,
     "cosmetic": MINOR, "green": MINOR, "p2": MINOR, "p3": MINOR, "optional": MINOR,
     "improvement": MINOR, "style": MINOR, "non-blocking": MINOR, "nice to have": MINOR,
+    "nonblocking": MINOR, "nice-to-have": MINOR, "nitpicks": MINOR, "must-fix": CRIT,
+    "should-fix": MAJOR,
     "should": MAJOR, "must": CRIT,
 }
 
@@ -246,9 +249,11 @@ def worse(a: str, b: str) -> bool:
     return level_a is not None and (level_b is None or level_a < level_b)
 
 
-_URGENCY: Final = frozenset({"blocking", "non-blocking", "must fix", "should fix",
-                             "nice to have", "optional", "nitpick", "nitpicks", "must-fix",
-                             "should-fix", "nice-to-have", "nonblocking"})
+# how plain reviews rank by urgency (`## Must fix`, `**Blocking:** text`): another axis than
+# severity, so these words never choose a reply's severity scale
+URGENCY: Final = frozenset({"blocking", "non-blocking", "nonblocking", "must fix", "must-fix",
+                            "should fix", "should-fix", "nice to have", "nice-to-have",
+                            "nitpick", "nitpicks", "optional"})
 
 
 def _reply_scale(keys: set[str]) -> RankedScale | None:
@@ -368,11 +373,11 @@ class SeverityReader:
         """Look at every word the reply uses before reading any of them."""
         written = [w.strip() for w in words if w and w.strip()]
         keys = {normalise_word(w) for w in written}
-        if keys - _URGENCY:
+        if keys - URGENCY:
             # urgency groups (`## Nice to have`) beside severities (`## High`) are another
             # axis: the severities choose the scale, the urgency words read on their own
-            keys -= _URGENCY
-            written = [w for w in written if normalise_word(w) not in _URGENCY]
+            keys -= URGENCY
+            written = [w for w in written if normalise_word(w) not in URGENCY]
         lowered = {k.lower() for k in self.dialect_words}
         if not keys or keys <= lowered:
             return

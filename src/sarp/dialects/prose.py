@@ -20,7 +20,7 @@ from sarp.dialects import common
 from sarp.dialects.base import Builder, RawFinding
 from sarp.text.inline import heading, key_value, list_item, strip_emphasis
 from sarp.text.lines import PLAIN
-from sarp.vocab import normalise_word, worse
+from sarp.vocab import URGENCY, normalise_word, worse
 
 __all__ = ["SEVERITY_WORDS", "HeadLine", "finding_head_line", "heads_a_group",
            "read_prose_findings", "severity_group"]
@@ -33,15 +33,11 @@ SEVERITY_WORDS: Final = frozenset({
     "inconsistency", "warnings", "criticals", "notes", "nits", "blockers", "critical issues",
     "high severity", "medium severity", "low severity", "major issues", "minor issues",
 })
-# how plain reviews group by urgency (`## Blocking`, `## Must fix`, `## Nice to have`): read
-# as groups in the text fallback only, where no dialect gives the words another sense
-_URGENCY: Final = frozenset({"blocking", "non-blocking", "nonblocking", "must fix", "must-fix",
-                             "should fix", "should-fix", "nice to have", "nice-to-have",
-                             "nitpick", "nitpicks", "optional"})
-# `**Blocking:** text`, `**nitpick:** text`: an urgency word heading one finding
+# `**Blocking:** text`, `**nitpick:** text`: an urgency word (vocab.URGENCY; read in the
+# text fallback only, where no dialect gives the words another sense) heading one finding
 _URGENT_HEAD: Final = re.compile(
-    r"\**(?P<sev>blocking|non-?blocking|must[- ]fix|should[- ]fix|nice[- ]to[- ]have|nitpicks?|"
-    r"optional)(?: \([^()]{1,30}\))?\**\s*:\**\s*(?P<title>[^*\s].{0,500})$", re.IGNORECASE)
+    r"\**(?P<sev>" + "|".join(map(re.escape, sorted(URGENCY, key=len, reverse=True)))
+    + r")(?: \([^()]{1,30}\))?\**\s*:\**\s*(?P<title>[^*\s].{0,500})$", re.IGNORECASE)
 # what a severity head says when there is nothing under it: `**Blocking:** none.`
 _NOTHING: Final = re.compile(
     r"(?:none|nothing|n/?a|none found|nothing blocking|[-—–]|\d{1,6}(?: (?:issues?|findings?))?)"
@@ -102,8 +98,10 @@ _NUMBERED_BOLD: Final = re.compile(
     rf"\*\*(?:(?:{_LABELS}) #?)?(?P<num>\d{{1,3}})[.):] "
     r"(?P<inner>[^*]{3,400})\*\*", re.IGNORECASE)
 _GROUP_TAIL: Final = re.compile(r"\s?(?:\(\d{1,4}\)|\d{1,4}|:|—.{0,60})\s?$|\s-.{0,60}$")
+# the words a reviewer ranks a finding with, as a label after a title or in a list item
+_RANK_WORDS: Final = "critical|blocker|high|major|important|medium|minor|low|nit"
 _AFTER_BOLD: Final = re.compile(
-    r"\s?(?:[—–-]\s?|\(|\[)?\**(critical|blocker|high|major|important|medium|minor|low|nit)"
+    rf"\s?(?:[—–-]\s?|\(|\[)?\**({_RANK_WORDS})"
     r"\**(?![\w-])", re.IGNORECASE)  # `(High)`, `— Low —`, `(High severity)`; not `high-level`
 # Headings a plain review files its findings under, read in the text fallback only:
 # `### 🔴 title`, `### 1. title — High`, `### title` under `## High`, and a run of
@@ -290,7 +288,7 @@ def severity_group(line: str, *, urgency: bool = False) -> str | None:
     if urgency:
         for suffix in ("", " issues", " findings", " items", " suggestions", " improvements",
                        " changes"):
-            if key.endswith(suffix) and key[:len(key) - len(suffix)] in _URGENCY:
+            if key.endswith(suffix) and key[:len(key) - len(suffix)] in URGENCY:
                 return text[:len(text) - len(suffix)] if suffix else text
     if key in SEVERITY_WORDS and key not in _NOT_GROUPS:
         # a group names its members in the plural (`Nits`, `Warnings`); each is one
@@ -574,7 +572,7 @@ def _heading_finding(lines: list[str], kinds: list[int], i: int, end: int,
     if severity is None:
         # numbered among others and pointing at code, or rated in its body; not a change
         # summary's `### 1. Fixed the off-by-one`, nor a section that finds nothing
-        says = _body_says(lines, kinds, i, _heading_end(lines, kinds, i, end, depth))
+        says = _body_says(lines, i, _heading_end(lines, kinds, i, end, depth))
         if not numbered or says is None or _CHANGELOG.match(title) is not None \
                 or (says != "severity" and runs.get(depth, 0) < 2):
             return None
@@ -609,15 +607,15 @@ _QUIET: Final = re.compile(
     r"checked|verified|(?:test )?plan|(?:suggested )?(?:fix )?plan|steps(?: to reproduce)?|"
     r"to reproduce|repro(?:duction)?|tl;?dr|summary|to ?do|next steps?)\W*", re.IGNORECASE)
 # a severity an item says as a label (`(High)`, `— Low`, `Minor:`), or that it is a bug
-_LABELLED: Final = re.compile(r"(?:^|(?<=[.!?;,] )|[(\[]|[—–-] |\*\*)(critical|blocker|high|major|"
-                              r"important|medium|minor|low|nit|cosmetic|trivial)"
+_LABELLED: Final = re.compile(rf"(?:^|(?<=[.!?;,] )|[(\[]|[—–-] |\*\*)({_RANK_WORDS}|cosmetic|"
+                              r"trivial)"
                               r"(?:[)\]:.,;]|\*\*|$| (?:priority|severity|impact|risk)\b)"
                               r"|(?<![\w-])(?<!no )(?<!not a )(bug)(?![\w-])",
                               re.IGNORECASE | re.MULTILINE)
 _LINE_MENTION: Final = re.compile(r"\b(?:[Ll]ines?|L)\s?\d{1,6}\b")
 
 
-def _body_says(lines: list[str], kinds: list[int], i: int, end: int) -> str | None:
+def _body_says(lines: list[str], i: int, end: int) -> str | None:
     """What a heading's section [i, end) says: "severity" (a `Severity:`
     field), "place" (it names a line or a `path:line`), or None (nothing, or only that
     all is well: `This is correct.`, `No issues found.`)."""
