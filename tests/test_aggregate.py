@@ -623,6 +623,13 @@ def test_identical_findings_in_two_files_of_one_name_stay_apart() -> None:
     assert report.stats.findings == 2
 
 
+@pytest.mark.parametrize("path", [None, "a.py"])
+def test_findings_that_say_nothing_are_never_twins(path: str | None) -> None:
+    # nothing to judge sameness by, so the conservative answer: keep both
+    report = aggregate([result("a", finding(3, path=path)), result("b", finding(3, path=path))])
+    assert report.stats.findings == 2
+
+
 def test_short_findings_about_one_defect_still_merge() -> None:
     report = aggregate([result("a", finding(40, title="Race in `refresh()`")),
                         result("b", finding(40, title="`refresh()` race"))])

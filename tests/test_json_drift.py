@@ -32,3 +32,39 @@ def test_a_json_reply_among_prose(name: str, dialect: str, findings: int) -> Non
     assert (result.dialect, len(result.findings)) == (dialect, findings)
     if name == "j06":
         assert result.status is sarp.Status.CLEAN
+
+
+# A finding's keys as agents spell them; `read` is what the finding holds after parsing
+# and `codes` the diagnostics the keys gave. Text under a key that is not a finding field
+# is kept in the description: a finding never loses what its agent wrote.
+KEYS = [
+    ({"severity": "major", "defect": "loses data"}, {"description": "loses data"}, ["SARP408"]),
+    ({"Severity": "major", "filePath": "a.py", "lineNumber": 7, "suggestedFix": "close it"},
+     {"severity": "major", "location": "a.py:7", "suggestion": "close it"},
+     ["SARP408", "SARP408", "SARP408"]),
+    ({"file": "a.py", "lines": [29, 30, 31, 65], "issue": "x"},
+     {"location": "a.py:29-31", "description": "x"}, ["SARP408"]),
+    ({"file": "a.py", "lines": [12, 40], "line": 40, "issue": "x"},
+     {"location": "a.py:40"}, ["SARP408"]),
+    ({"description": "first", "details": "second"}, {"description": "first\n\nsecond"},
+     ["SARP408"]),
+    ({"description": "d", "cwe": "CWE-400", "repro": ["step 1", "step 2"]},
+     {"description": "d\n\ncwe: CWE-400\n\nrepro: - step 1\n- step 2"},
+     ["SARP414", "SARP414"]),
+    ({"description": "d", "tags": [], "note": None}, {"description": "d"}, []),
+]
+
+
+@pytest.mark.parametrize(("item", "read", "codes"), KEYS)
+def test_finding_keys_as_agents_spell_them(item: dict[str, object], read: dict[str, str],
+                                           codes: list[str]) -> None:
+    import json
+
+    item = {"severity": "minor", **item}  # a key spelled otherwise replaces it
+    reply = json.dumps({"status": "FINDINGS", "findings": [{"id": "F1", **item}]})
+    result = sarp.parse(reply, dialect="json")
+    (found,) = result.findings
+    got = {key: str(getattr(found, key)) if key != "location" else found.location.raw
+           for key in read if getattr(found, key) is not None}
+    assert got == read
+    assert [d.code for d in result.diagnostics] == codes

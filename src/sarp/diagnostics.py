@@ -145,6 +145,9 @@ _TABLE: Final[tuple[Code, ...]] = (
          " problems)", repair=False),
     Code("SARP413", ERROR, "sarp could not read this SARIF log ({error}); it is kept as"
          " unparseable. Please report this as a sarp bug"),
+    Code("SARP414", INFO, "finding key {key!r} is not a finding field; its value is kept in"
+         " the description", "Use the finding fields: id, severity, title, location,"
+         " description, impact, suggestion."),
     # 5xx manifest
     Code("SARP501", ERROR, "manifest line skipped: {what}; the entries before and after it"
          " are kept", "Write one JSON object per line; `sarp manifest repair` moves bad lines"

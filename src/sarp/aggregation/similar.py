@@ -503,6 +503,9 @@ def _twins(items: list[Entry]) -> list[list[int]]:
         text = " ".join(" ".join(part for part in (finding.title, finding.description,
                                                    finding.impact, finding.suggestion)
                                  if part).lower().split())
+        if not text:  # a finding that says nothing is the same as nothing else
+            groups[(position,)].append(position)
+            continue
         place = file_key(entry.path) if entry.path is not None else _block(entry)
         groups[(place, entry.line, text)].append(position)
     nodes: list[list[int]] = []

@@ -44,15 +44,22 @@ FINDING_KEYS: Final = {
     "issue": "description", "problem": "description", "msg": "description", "text": "description",
     "summary": "title", "finding": "description", "remediation": "suggestion",
     "type": "type", "category": "type", "rule": "type", "kind": "type",
-    "title": "title", "name": "title",
-    "location": "location", "file": "file", "path": "file", "line": "line",
-    "end_line": "end_line", "counter_location": "counter_location",
+    "title": "title", "name": "title", "headline": "title",
+    "location": "location", "file": "file", "path": "file", "filename": "file",
+    "file_path": "file", "filepath": "file", "line": "line", "line_number": "line",
+    "lineno": "line", "start_line": "line", "line_start": "line", "lines": "lines",
+    "end_line": "end_line", "line_end": "end_line", "counter_location": "counter_location",
     "description": "description", "body": "description", "message": "description",
-    "detail": "description", "details": "description",
-    "impact": "impact", "risk": "impact",
+    "detail": "description", "details": "description", "defect": "description",
+    "explanation": "description", "rationale": "description", "evidence": "description",
+    "impact": "impact", "risk": "impact", "consequence": "impact", "effect": "impact",
     "suggestion": "suggestion", "fix": "suggestion", "suggested_fix": "suggestion",
-    "recommendation": "suggestion", "confidence": "confidence", "agent": "agent",
+    "recommendation": "suggestion", "proposed_fix": "suggestion", "mitigation": "suggestion",
+    "how_to_fix": "suggestion", "recommended_fix": "suggestion",
+    "confidence": "confidence", "agent": "agent",
 }
+# Fields that hold prose: a second key for one of them adds to it instead of replacing it.
+_PROSE: Final = frozenset({"description", "impact", "suggestion"})
 _IGNORED: Final = frozenset({"dialect", "native_status", "conformance", "delivery",
                              "diagnostics", "raw", "id"})
 _CLOSERS: Final = {"{": "}", "[": "]"}
@@ -271,7 +278,7 @@ def _result_strength(value: Any, vocab: StatusVocab) -> int:
     status word of the protocol alone, or an empty findings list; 0: not a result."""
     if not isinstance(value, dict):
         return 0
-    keys = {RESULT_KEYS.get(str(key).lower()): item for key, item in value.items()}
+    keys = {RESULT_KEYS.get(key_name(key)): item for key, item in value.items()}
     findings = keys.get("findings")
     status = keys.get("status")
     if not (isinstance(status, str) and vocab.read(status)[0] is not None):
@@ -393,7 +400,7 @@ def read_object(b: Builder, obj: dict[str, Any], line: int,
 
     `lines` gives the line of each finding object where the scan found them."""
     for key, value in obj.items():
-        target = RESULT_KEYS.get(key)
+        target = RESULT_KEYS.get(key_name(key))
         if key in _IGNORED:
             continue
         if target is None:
@@ -497,11 +504,15 @@ def _finding(b: Builder, item: Any, n: int, line: int) -> None:
     file_part: str | None = None
     line_part: Any = None
     end_part: Any = None
+    unknown: list[str] = []
     for key, value in item.items():
-        target = FINDING_KEYS.get(key)
+        target = FINDING_KEYS.get(key_name(key))
         if target is None:
+            if value not in (None, "", [], {}):
+                b.diag("SARP414", line, key=f"findings[{n}].{key}")
+                unknown.append(f"{key}: {_text(value)}")
             continue
-        if target != key and key not in ("file",):
+        if target != key and target not in ("file", "lines"):
             b.diag("SARP408", line, written=f"findings[{n}].{key}", canonical=target)
         if value is None:
             continue
@@ -509,6 +520,8 @@ def _finding(b: Builder, item: Any, n: int, line: int) -> None:
             file_part = str(value)
         elif target == "line":
             line_part = value
+        elif target == "lines":
+            line_part, end_part = _first_run(value, line_part, end_part)
         elif target == "end_line":
             end_part = value
         elif target in ("location", "counter_location"):
@@ -519,14 +532,50 @@ def _finding(b: Builder, item: Any, n: int, line: int) -> None:
                 setattr(raw, target, str(value))
         elif target == "confidence":
             raw.confidence = b.confidence_from(str(value))
+        elif target in _PROSE and getattr(raw, target):
+            setattr(raw, target, f"{getattr(raw, target)}\n\n{_text(value)}")
         else:
-            setattr(raw, target, str(value))
+            setattr(raw, target, _text(value))
+    if unknown:
+        raw.description = "\n\n".join(filter(None, [raw.description, *unknown]))
     if raw.location is None and file_part:
         text = file_part
         if line_part is not None:
             text = f"{text}:{line_part}" + (f"-{end_part}" if end_part else "")
         raw.location = text
     b.add(raw)
+
+
+def key_name(key: object) -> str:
+    """A key as the alias tables spell it: `lineNumber`, `Line-Number` -> `line_number`."""
+    text = str(key).strip()
+    text = "".join(f"_{ch}" if ch.isupper() and i and text[i - 1].islower() else ch
+                   for i, ch in enumerate(text))
+    return text.lower().replace("-", "_").replace(" ", "_")
+
+
+def _text(value: Any) -> str:
+    """A value as text: lists one item a line, objects as JSON."""
+    if isinstance(value, list):
+        return "\n".join(f"- {_text(item)}" for item in value)
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def _first_run(value: Any, line: Any, end: Any) -> tuple[Any, Any]:
+    """`lines: [29, 30, 31, 65]` -> 29-31: the first run of consecutive lines, where the
+    finding starts (a location holds one range). A `line` key written beside it wins."""
+    numbers = [item for item in value if isinstance(item, int)] if isinstance(
+        value, list) else [value] if isinstance(value, int) else []
+    if line is not None or not numbers:
+        return line, end
+    last = numbers[0]
+    for number in numbers[1:]:
+        if number != last + 1:
+            break
+        last = number
+    return numbers[0], (last if last != numbers[0] else end)
 
 
 def _location_text_in(text: str) -> str | None:
