@@ -118,6 +118,10 @@ def test_numbered_headings_with_the_severity_at_the_end() -> None:
     # the severity in bold at the end, maybe qualified (cookie's plain review)
     ("## 1. The handle leaks. **Medium (security)**", [("The handle leaks", "Medium")]),
     ("## 3. The handle leaks **Low**", [("The handle leaks", "Low")]),
+    # after a dash, and a note on the severity after it (quopri's plain review)
+    ("### 2. The handle leaks — **Low**", [("The handle leaks", "Low")]),
+    ("### 1. The handle leaks — **Medium** (serious if hit, but rare)",
+     [("The handle leaks (serious if hit, but rare)", "Medium")]),
     ("## 3. Handle checks **Green**", [(None, None)] * 2),
     # no number: not a finding head (`Findings (minor)` is a title); its items are findings
     ("### Findings (minor)", [(None, None)] * 2),

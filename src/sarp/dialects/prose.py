@@ -66,10 +66,11 @@ _BRACKET_HEAD: Final = re.compile(
 # sections may number a plan the same way), and only with a word that ranks a defect
 # (`(Green)`, `(Info)`, `(Note)` annotate ordinary headings)
 # (also `## 1. title. **Medium (security)**`: the severity in bold, maybe qualified)
+# (and `## 1. title — **Medium** (serious if hit, but rare)`: a dash before it, a note after)
 _TRAILING_SEV_HEAD: Final = re.compile(
-    r"#{2,6} #?\d{1,3}[.):] (?P<title>.{3,500}?) ?"
+    r"#{2,6} #?\d{1,3}[.):] (?P<title>.{3,500}?) ?(?:[—–-] )?"
     r"(?:\((?P<sev>[A-Za-z]{2,14}(?: [A-Za-z]{2,10})?)\)"
-    r"|\*\*(?P<bold>[A-Za-z]{2,14})(?: \([^()*]{1,40}\))?\*\*)\.?$")
+    r"|\*\*(?P<bold>[A-Za-z]{2,14})(?: \([^()*]{1,40}\))?\*\*(?: \((?P<note>[^()]{1,200})\))?)\.?$")
 _RANKS: Final = frozenset({
     "critical", "high", "medium", "low", "major", "minor", "important", "nit", "suggestion",
     "trivial", "severe", "moderate", "blocker", "high severity", "medium severity",
@@ -206,6 +207,8 @@ def _trailing_head(line: str) -> HeadLine | None:
     title = match["title"].strip().strip("*").strip()
     if title.endswith(".") and not title.endswith(".."):
         title = title[:-1]  # `## 2. title. **Low**`: the stop ends the title sentence
+    if match["note"]:
+        title = f"{title} ({match['note']})"  # what qualifies the severity stays said
     return HeadLine(word, title, False, "a numbered heading", "")
 
 
