@@ -46,6 +46,40 @@ def test_every_review_run_reply_keeps_every_finding(folder: Path) -> None:
         assert len(found) == len(meant) + EXTRA.get((folder.name, name), 0), name
 
 
+SDD_TABLE = """## Reviewer Result
+
+### Status
+SUCCESS
+
+### Findings
+
+#### Issues Detected
+| ID | Issue | File:Line | Severity | Confidence |
+|---|---|---|---|---|
+| R-1 | Dispatch by type name picks the wrong handler | a.py:60 | Minor | 90 |
+
+### Issues
+"""
+
+
+@pytest.mark.parametrize(("issue", "findings"), [
+    # a restatement: a line naming the row's place, in other words
+    ("- Type-name dispatch: `a.py:60` | Severity: minor", 1),
+    # a paragraph that names the row's line in passing: another defect at that place
+    ("- Shared state leak: the regex at a.py:60 is global and module-level, so when the"
+     " loop throws half way through, its lastIndex stays where it stopped and the next"
+     " call starts scanning in the middle of the string and misses groups; reset it"
+     " before each loop. | Severity: minor", 2),
+    # lines that say there is nothing more
+    ("- None beyond R-1 in the table.", 1),
+    ("- No other issues found.", 1),
+    ("- None of the callers check the result: b.py:9 | Severity: minor", 2),
+])
+def test_sdd_issues_lines_restate_add_or_say_none(issue: str, findings: int) -> None:
+    result = sarp.parse(SDD_TABLE + issue + "\n")
+    assert result.dialect == "sdd" and len(result.findings) == findings
+
+
 def test_a_plain_review_quoting_an_object_literal_is_not_read_as_json() -> None:
     # minimist's plain review: `## 5. Medium/Low: title` headings, and code samples such
     # as `{ boolean: ['verbose'], ... }` on a line of their own, once read as a JSON reply

@@ -246,16 +246,18 @@ class SddDialect:
         """`- name: description | Severity: important` lines.
 
         The Issues list often restates rows of the findings table in other words. An
-        issue is the same finding as a row when it names the row's id or place, or,
-        failing that, when it has the row's severity word and shares at least two
-        significant words with it; otherwise it is a finding of its own.
+        issue is the same finding as a row when it names the row's id, or, briefly, the
+        row's place (a restatement is a line: `- Type dispatch: `a.py:60``; a paragraph
+        that names a row's line in passing reports another defect there), or, failing
+        both, when it has the row's severity word and shares at least two significant
+        words with it; otherwise it is a finding of its own.
         """
         rows = _RowWords(b.findings)
         matcher = Matcher(list(b.findings))
         for i, text in common.bullets(b.doc, start, end):
-            if text.lower().strip(" .*_") in ("none", "n/a", "no issues", "none found"):
-                continue
             sev = _SEVERITY_TAIL.search(text)
+            if sev is None and _NO_ISSUES.fullmatch(strip_markup(text).strip(" .*_")):
+                continue
             body = text[: sev.start()].strip() if sev is not None else text
             raw = RawFinding(line=i, severity=strip_markup(sev["sev"]) if sev else None,
                              type="issue")
@@ -274,6 +276,8 @@ class SddDialect:
             if twin is not None:
                 raw.type = None
                 twin.fill(raw)
+            elif not raw.id and len(body.split()) > _BRIEF:
+                b.add(raw)  # a place named in a paragraph of its own: its own finding
             else:
                 if matcher.find(raw) is not None:
                     raw.type = None  # it restates a table row: the row keeps its kind
@@ -400,6 +404,15 @@ _WORD: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
 
 def _words(*texts: str | None) -> set[str]:
     return {w.lower() for t in texts if t for w in _WORD.findall(t)}
+
+
+# an Issues line that says there are none: `None.`, `None beyond SEC-001 to SEC-004 in the
+# table`, `No other issues found` (but `None of the callers check it` is an issue)
+_NO_ISSUES: Final = re.compile(
+    r"(?:none|n/a|nothing|no (?:other |further |additional |new )?issues)"
+    r"(?: (?:beyond|besides|other than|outside|apart from|except|found|to report|further|"
+    r"additional|else|identified|noted)\b.*)?", re.IGNORECASE)
+_BRIEF: Final = 30  # words: at most this long, an issue naming a row's place restates it
 
 
 class _RowWords:
