@@ -323,6 +323,14 @@ def test_plain_review_headings_that_are_not_findings(reply: str) -> None:
     # a labelled bold lead, its severity after the bold
     ("**Issue 1: File handle leaks** (High)\nx.\n\n**Issue 2: Lock is never released** (Low)\n",
      [("File handle leaks", "High"), ("Lock is never released", "Low")]),
+    # numbered bold titles that quote `**` in code, their rank in the parentheses that
+    # end them, maybe a range (the worse counts) or with a note (glob's chat review)
+    ("**1. `X/**` matches a missing X (medium)**\nx.\n\n"
+     "**2. `**` follows symlink loops (medium-high if you glob untrusted trees)**\ny.\n\n"
+     "**3. Deep trees raise `RecursionError` (low-medium)**\nz.\n",
+     [("`X/**` matches a missing X", "medium"),
+      ("`**` follows symlink loops (medium-high if you glob untrusted trees)", "high"),
+      ("Deep trees raise `RecursionError`", "medium")]),
     # urgency groups
     ("## Blocking\n\n- File handle leaks (a.py:12)\n\n## Non-blocking\n\n"
      "- Lock is never released (a.py:40)\n",

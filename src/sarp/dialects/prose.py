@@ -93,11 +93,13 @@ _LEADING_ID: Final = re.compile(
 # the words a plain review labels its findings with: `Finding 1:`, `**Issue 2:**`
 _LABELS: Final = "finding|issue|bug|problem|defect|concern"
 # `**3. Tokens come out of order (lines 113-117). Medium.**`: a numbered bold paragraph
+# the text of a bold span: code spans may hold stars (`**1. `X/**` matches X/ (low)**`)
+_BOLD_TEXT: Final = r"(?:[^*`\n]|`[^`\n]{1,200}`|`(?![^`\n]*`))"
 # lead, its severity (if any) said after the title; read in the text fallback only
 # (also labelled, `**Issue 2: title** (High)`, its severity then maybe after the bold)
 _NUMBERED_BOLD: Final = re.compile(
     rf"\*\*(?:(?:{_LABELS}) #?)?(?P<num>\d{{1,3}})[.):] "
-    r"(?P<inner>[^*]{3,400})\*\*", re.IGNORECASE)
+    rf"(?P<inner>{_BOLD_TEXT}{{3,400}})\*\*", re.IGNORECASE)
 _GROUP_TAIL: Final = re.compile(r"\s?(?:\(\d{1,4}\)|\d{1,4}|:|—.{0,60})\s?$|\s-.{0,60}$")
 # the words a reviewer ranks a finding with, as a label after a title or in a list item
 _RANK_WORDS: Final = "critical|blocker|high|major|important|medium|minor|low|nit"
@@ -717,7 +719,7 @@ def _add_block(b: Builder, raw: RawFinding, end: int, stop: int | None = None, *
 
 
 _BOLD_LEAD: Final = re.compile(
-    r"\*\*(?P<title>[^*]{3,200})\*\*(?P<rest>.{0,200}?)(?: [—–-] ?|\s[(\[])"
+    rf"\*\*(?P<title>{_BOLD_TEXT}{{3,200}})\*\*(?P<rest>.{{0,200}}?)(?: [—–-] ?|\s[(\[])"
     r"\**(?P<sev>[A-Za-z]{3,10})\**[)\]]?\.?$")
 
 
@@ -753,6 +755,14 @@ def _bold_led_finding(line: str, at: int) -> RawFinding | None:
 
 def _numbered_finding(match: re.Match[str], line: int) -> RawFinding:
     inner = match["inner"].strip()
+    noted = _NOTED_RANK.search(inner)
+    if noted is not None:  # `title (medium)`, `title (low-medium)`, `title (high if ...)`
+        word = noted["sev"]
+        if noted["alt"] and worse(noted["alt"], word):
+            word = noted["alt"]  # `low-medium`: the worse, so none is under-reported
+        # the parentheses go with the rank; a note in them stays in the title
+        title = inner if noted["note"] else inner[:noted.start()]
+        return RawFinding(line=line, severity=word, title=title.strip().rstrip("."))
     # the severity follows the title: after its closing parenthesis, or its first
     # sentence; a word inside the title ("the high bit") is not a severity
     cut = inner.rfind(")")
@@ -766,6 +776,10 @@ def _numbered_finding(match: re.Match[str], line: int) -> RawFinding:
     return raw
 
 
+# a rank in the parentheses that end a bold title, maybe two (the worse counts) and a note
+_NOTED_RANK: Final = re.compile(
+    rf" ?\((?P<sev>{_RANK_WORDS})(?:(?P<sep>[-/]| to )(?P<alt>{_RANK_WORDS}))?"
+    r"(?P<note>[,;:]? [^()]{1,120})?\)\.?$", re.IGNORECASE)
 # a plain (not bold) paragraph lead needs an id in the usual shape: W1, SEC-3, CR_12
 _PLAIN_LEAD_ID: Final = re.compile(r"[A-Z]{1,5}[-_]?\d{1,4}")
 
