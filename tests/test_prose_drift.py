@@ -331,6 +331,14 @@ def test_plain_review_headings_that_are_not_findings(reply: str) -> None:
      [("`X/**` matches a missing X", "medium"),
       ("`**` follows symlink loops (medium-high if you glob untrusted trees)", "high"),
       ("Deep trees raise `RecursionError`", "medium")]),
+    # the rank in parentheses inside the title, places after it (path-to-regexp's chat);
+    # a phrase that only starts with a rank word is no rank
+    ("**1. ReDoS with 2+ params (high), lines 66-69 + 126.** x.\n\n"
+     "**2. `*` is rewritten to `(.*)` (high, it bypasses validation), lines 90-98.** y.\n\n"
+     "**3. Mask drops the (high bit set) flag (low)** z.\n",
+     [("ReDoS with 2+ params, lines 66-69 + 126", "high"),
+      ("`*` is rewritten to `(.*)` (high, it bypasses validation), lines 90-98", "high"),
+      ("Mask drops the (high bit set) flag", "low")]),
     # urgency groups
     ("## Blocking\n\n- File handle leaks (a.py:12)\n\n## Non-blocking\n\n"
      "- Lock is never released (a.py:40)\n",

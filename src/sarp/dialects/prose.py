@@ -66,10 +66,12 @@ _BRACKET_HEAD: Final = re.compile(
 # sections may number a plan the same way), and only with a word that ranks a defect
 # (`(Green)`, `(Info)`, `(Note)` annotate ordinary headings)
 # (also `## 1. title. **Medium (security)**`: the severity in bold, maybe qualified)
-# (and `## 1. title — **Medium** (serious if hit, but rare)`: a dash before it, a note after)
+# (and `## 1. title — **Medium** (serious if hit, but rare)`: a dash before it, a note after;
+# `## 6. title (Low, performance)`, `## 2. title (Medium-High)`: a note, a range)
 _TRAILING_SEV_HEAD: Final = re.compile(
     r"#{2,6} #?\d{1,3}[.):] (?P<title>.{3,500}?) ?(?:[—–-] )?"
-    r"(?:\((?P<sev>[A-Za-z]{2,14}(?: [A-Za-z]{2,10})?)\)"
+    r"(?:\((?P<sev>[A-Za-z]{2,14}(?: [A-Za-z]{2,10})?)(?:[-/](?P<alt>[A-Za-z]{2,14}))?"
+    r"(?P<said>[,;:] [^()]{1,120})?\)"
     r"|\*\*(?P<bold>[A-Za-z]{2,14})(?: \([^()*]{1,40}\))?\*\*(?: \((?P<note>[^()]{1,200})\))?)\.?$")
 _RANKS: Final = frozenset({
     "critical", "high", "medium", "low", "major", "minor", "important", "nit", "suggestion",
@@ -133,14 +135,17 @@ _CHANGELOG: Final = re.compile(r"(?:fixed|added|changed|removed|updated|refactor
                                r"moved|bumped|implemented)\b", re.IGNORECASE)
 
 
+def _worse_of(word: str, alt: str | None) -> str:
+    """`Low/High`, `low-medium`: the worse of the two words, so none is under-reported."""
+    return alt if alt and worse(alt, word) else word
+
+
 def _severity_head(text: str) -> tuple[str, str, bool, str | None] | None:
     """(severity word, title, resolved, id) for `CRITICAL: title` and its variants."""
     match = _HEAD.match(text.strip())
     if match is None:
         return None
-    word = match["sev"]
-    if match["alt"] and worse(match["alt"], word):
-        word = match["alt"]  # `Low/High`: the worse of the two, so none is under-reported
+    word = _worse_of(match["sev"], match["alt"])
     resolved = bool(match["resolved"]) or word.startswith("~~")
     key = normalise_word(word.strip("~"))
     if key not in SEVERITY_WORDS:
@@ -203,14 +208,14 @@ def _trailing_head(line: str) -> HeadLine | None:
     match = _TRAILING_SEV_HEAD.match(line)
     if match is None:
         return None
-    word = match["sev"] or match["bold"]
+    word = _worse_of(match["sev"], match["alt"]) if match["sev"] else match["bold"]
     if normalise_word(word) not in _RANKS:
         return None
     title = match["title"].strip().strip("*").strip()
     if title.endswith(".") and not title.endswith(".."):
         title = title[:-1]  # `## 2. title. **Low**`: the stop ends the title sentence
-    if match["note"]:
-        title = f"{title} ({match['note']})"  # what qualifies the severity stays said
+    if match["note"] or match["said"]:  # what qualifies the severity stays said
+        title = f"{title} ({match['note'] or match['sev'] + match['said']})"
     return HeadLine(word, title, False, "a numbered heading", "")
 
 
@@ -757,11 +762,9 @@ def _numbered_finding(match: re.Match[str], line: int) -> RawFinding:
     inner = match["inner"].strip()
     noted = _NOTED_RANK.search(inner)
     if noted is not None:  # `title (medium)`, `title (low-medium)`, `title (high if ...)`
-        word = noted["sev"]
-        if noted["alt"] and worse(noted["alt"], word):
-            word = noted["alt"]  # `low-medium`: the worse, so none is under-reported
+        word = _worse_of(noted["sev"], noted["alt"])
         # the parentheses go with the rank; a note in them stays in the title
-        title = inner if noted["note"] else inner[:noted.start()]
+        title = inner if noted["note"] else inner[:noted.start()] + inner[noted.end():]
         return RawFinding(line=line, severity=word, title=title.strip().rstrip("."))
     # the severity follows the title: after its closing parenthesis, or its first
     # sentence; a word inside the title ("the high bit") is not a severity
@@ -776,10 +779,13 @@ def _numbered_finding(match: re.Match[str], line: int) -> RawFinding:
     return raw
 
 
-# a rank in the parentheses that end a bold title, maybe two (the worse counts) and a note
+# a rank in parentheses in a bold title, maybe two (the worse counts) and a note:
+# `(medium)`, `(low-medium)`, `(high, it bypasses validation)`, `(high if ...)`; not a
+# phrase that starts with a rank word, `(high bit set)`
 _NOTED_RANK: Final = re.compile(
     rf" ?\((?P<sev>{_RANK_WORDS})(?:(?P<sep>[-/]| to )(?P<alt>{_RANK_WORDS}))?"
-    r"(?P<note>[,;:]? [^()]{1,120})?\)\.?$", re.IGNORECASE)
+    r"(?P<note>[,;:] [^()]{1,120}| (?:if|when|but|because|since|unless|though|as|for|"
+    r"[—–-]) [^()]{1,120})?\)", re.IGNORECASE)
 # a plain (not bold) paragraph lead needs an id in the usual shape: W1, SEC-3, CR_12
 _PLAIN_LEAD_ID: Final = re.compile(r"[A-Z]{1,5}[-_]?\d{1,4}")
 

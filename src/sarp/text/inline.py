@@ -22,12 +22,21 @@ _LIST_MARKER: Final = re.compile(r"[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+")
 _CHECKBOX: Final = re.compile(r"\[[ xX]\][ \t]+")
 
 
+_BOLD_OUTSIDE_CODE: Final = re.compile(r"(`[^`]*`)|\*\*")
+
+
+def _keep_code(match: re.Match[str]) -> str:
+    return match.group(1) or ""
+
+
 def strip_emphasis(text: str) -> str:
     """`**Key**` -> `Key`; `__x__` -> `x`; `~~x~~` kept (strike-through means something)."""
     if "*" not in text and "_" not in text:
         return text.strip()
     if "**" in text:
-        text = text.replace("**", "")
+        # stars inside a code span are code: `X/**` stays as written
+        text = _BOLD_OUTSIDE_CODE.sub(_keep_code, text) if "`" in text else text.replace(
+            "**", "")
     if text.startswith("__") and text.endswith("__") and len(text) > 4:
         text = text[2:-2]
     if len(text) > 2 and text[0] == "*" and text[-1] == "*" and text[1] != " ":
