@@ -464,3 +464,24 @@ def test_aphelion_expansions_from_a_second_reader(reply: Path) -> None:
         assert "0 failures" not in more and "consistent" not in more
     back = sarp.parse(sarp.render(result, "aphelion"))
     assert [f.description for f in back.findings] == [f.description for f in result.findings]
+
+
+@pytest.mark.parametrize(("head", "native", "title"), [
+    ("### F4 (Low–Medium, performance): `**` lists every file", "Medium",
+     "`**` lists every file (performance)"),
+    ("### F6 (Low, docs): the docstrings misstate the rule", "Low",
+     "the docstrings misstate the rule (docs)"),
+    ("### F2 (Medium-High): deep trees raise RecursionError", "High",
+     "deep trees raise RecursionError"),
+    ("### F3 (Medium): `iglob()` walks the tree eagerly", "Medium",
+     "`iglob()` walks the tree eagerly"),
+])
+def test_an_id_heading_ranks_by_the_words_in_its_parentheses(head: str, native: str,
+                                                               title: str) -> None:
+    # glob's plain review: `(Low–Medium, performance)` and `(Low, docs)` headings were
+    # read as part of the finding before them, two of six findings lost
+    reply = ("# Review\n\n### F1 (High): symlink loops are followed\n\nIt never ends.\n\n"
+             f"{head}\n\nMeasured on a tree of 10,000 files.\n")
+    first, second = sarp.parse(reply).findings
+    assert first.title == "symlink loops are followed"
+    assert (second.id, second.native_severity, second.title) == (head[4:6], native, title)

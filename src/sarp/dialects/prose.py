@@ -51,8 +51,13 @@ _HEAD: Final = re.compile(
 )
 _ID_SEV_HEAD: Final = re.compile(
     rf"(?P<id>{common.ID})(?: ?[:—–-])? ?[(\[]"
-    r"(?P<sev>[^()\[\]]{2,20})[)\]] ?(?:[:—–-] ?)?(?P<title>.{0,500})$"
+    r"(?P<sev>[^()\[\]]{2,60})[)\]] ?(?:[:—–-] ?)?(?P<title>.{0,500})$"
 )
+# what the parentheses of `F4 (Low–Medium, performance): title` hold: a rank or a range
+# of two, then maybe a note
+_RANK_NOTE: Final = re.compile(
+    r"(?P<sev>[A-Za-z]{2,14}(?: [A-Za-z]{2,10})?)(?: ?[-–/] ?(?P<alt>[A-Za-z]{2,14}))?"
+    r"(?:[,;:] (?P<note>.{1,50}))?$")
 # `F1 — High: title`, `F4 — High (when x is used): title`: an id, then the severity
 # word (maybe qualified) and a colon or dash
 _ID_DASH_SEV_HEAD: Final = re.compile(
@@ -163,9 +168,18 @@ def _id_severity_head(text: str) -> tuple[str, str, bool, str | None] | None:
     """`SEC-1 (CRITICAL) — title`, `F1 — [High] title`, `F1 — High: title`
     -> (severity, title, False, id)."""
     match = _ID_SEV_HEAD.match(text.strip()) or _ID_DASH_SEV_HEAD.match(text.strip())
-    if match is None or normalise_word(match["sev"]) not in SEVERITY_WORDS:
+    if match is None:
         return None
-    return match["sev"], match["title"].strip().strip("*").strip(), False, match["id"]
+    word, title = match["sev"], match["title"].strip().strip("*").strip()
+    if normalise_word(word) not in SEVERITY_WORDS:
+        ranked = _RANK_NOTE.match(word.strip())
+        if ranked is None or normalise_word(ranked["sev"]) not in SEVERITY_WORDS or (
+                ranked["alt"] and normalise_word(ranked["alt"]) not in SEVERITY_WORDS):
+            return None
+        word = _worse_of(ranked["sev"], ranked["alt"])
+        if ranked["note"]:  # what qualifies the rank stays said
+            title = f"{title} ({ranked['note'].strip()})"
+    return word, title, False, match["id"]
 
 
 @dataclass(frozen=True, slots=True)
