@@ -29,6 +29,7 @@ from sarp.model import (
     Status,
     build,
 )
+from sarp.text.locations import parse_location
 
 NO_RULES = AggregationPolicy(rules=())
 
@@ -193,6 +194,28 @@ def test_similar_meets_two_findings_each_at_its_own_place(
                     "`&#128512;` comes out as U+F600.")
     report = aggregate([result("r1", first), result("r2", second)], NO_RULES)
     assert report.stats.findings == 1
+
+
+@pytest.mark.parametrize(("cell", "merged"), [
+    # the location lists the README beside the code: the finding is about both files
+    ("lib/index.js:16-19; README.md:16, 25", True),
+    ("lib/index.js:16-19, README.md:25", True),
+    ("lib/index.js:16-19", False),  # about the code alone: another file than the README
+    ("lib/index.js:16-19; docs/api.md:16", False),  # about another document
+])
+def test_similar_meets_a_finding_in_every_file_its_location_lists(cell: str,
+                                                                   merged: bool) -> None:
+    # path-to-regexp: five reviewers placed "keys are documented as strings" in the
+    # README, the JSDoc, or both; each pair is one defect
+    both = finding(16, path="lib/index.js", title="`keys` documented as strings",
+                   description="The README and the JSDoc say keys is an array of strings; "
+                               "the code pushes `{name, optional, offset}` objects.")
+    both = both.model_copy(update={"location": parse_location(cell)})
+    docs = finding(16, path="README.md", title="README gives the wrong shape of `keys`",
+                   description="It shows `keys = ['bar']`, but each key is an object "
+                               "`{name, optional, offset}`, not a string.")
+    report = aggregate([result("r1", both), result("r2", docs)], NO_RULES)
+    assert report.stats.findings == (1 if merged else 2)
 
 
 def test_two_docs_findings_far_apart_are_not_joined_by_their_counter_locations() -> None:

@@ -56,3 +56,30 @@ def test_several_places_in_one_cell() -> None:
     assert loc is not None
     assert (loc.path, loc.line) == ("x.md", 3)
     assert [(x.path, x.line) for x in loc.extra] == [("y.md", 9)]
+
+
+@pytest.mark.parametrize(("raw", "first", "extra"), [
+    # a later place written `:25` is in the file named before it; a comma inside the
+    # note's parentheses is text (path-to-regexp's clarity review)
+    ("package/Readme.md:16, :25 (§ pathToRegexp(path, keys, options))",
+     ("package/Readme.md", 16, None, None),
+     [("package/Readme.md", 25, "pathToRegexp(path, keys, options)", None)]),
+    # a place led by a word names its own file
+    ("package/index.js:42-46, 72-76; docstring index.js:16-19",
+     ("package/index.js", 42, None, None),
+     [("package/index.js", 72, None, None), ("index.js", 16, "docstring", None)]),
+    ("a.py:10, see also b.py:20", ("a.py", 10, None, None), [("b.py", 20, "see also", None)]),
+    ("a.py:10, 20 (load)", ("a.py", 10, None, None), [("a.py", 20, None, "load")]),
+    # parentheses that hold commas are one note, not places
+    ("`Lib/shlex.py:181` (also 37, 97, 338)", ("Lib/shlex.py", 181, None, None), []),
+    # words that lead no place stay text
+    ("a.py:10, see the docs", ("a.py", 10, None, None), []),
+])
+def test_the_places_of_a_cell(raw: str, first: tuple[str | None, int | None, str | None,
+                                                     str | None],
+                              extra: list[tuple[str | None, int | None, str | None,
+                                                str | None]]) -> None:
+    loc = parse_location(raw)
+    assert loc is not None
+    assert (loc.path, loc.line, loc.section, loc.symbol) == first
+    assert [(x.path, x.line, x.section, x.symbol) for x in loc.extra] == extra

@@ -37,6 +37,7 @@ from operator import mul
 from typing import TYPE_CHECKING, Final
 
 from sarp.aggregation.entries import Entry
+from sarp.model import Location
 
 if TYPE_CHECKING:
     from sarp.aggregation.policy import AggregationPolicy
@@ -91,7 +92,8 @@ called new use used uses using make makes made given gives thing things also e g
 
 
 Tokens = tuple[tuple[str, float], ...]
-Ranges = tuple[tuple[int, int], ...]  # (first, last) line ranges in one file
+Range = tuple[int, int]  # (first, last) lines
+Ranges = tuple[Range, ...]  # line ranges in one file
 Place = tuple[str, Ranges]  # a file and line ranges in it
 Meaning = tuple[Tokens, str | None, str | None]  # see Tokenizer._meaning
 _BOOSTED: Final = {factor: factor * LEAD_FACTOR for factor in (1.0, CODE_FACTOR)}
@@ -291,31 +293,44 @@ def _line_ranges(entry: Entry, text: str) -> tuple[tuple[int, int], ...]:
         if len(ranges) >= MAX_RANGES:
             break
     for loc in (finding.location, finding.counter_location):
-        if loc is None:
-            continue
-        for one in (loc, *loc.extra):
+        for path, span in _places(loc, entry.path):
             if len(ranges) >= 2 * MAX_RANGES:  # a cell listing thousands of places
                 break
-            if one.line is not None and (one.path is None or loc is finding.location
-                                         or _same_file(one.path, entry.path)):
-                ranges.append(_span(one.line, one.end_line))
+            if _same_file(path, entry.path):
+                ranges.append(span)
     return tuple(ranges)
 
 
-def _span(line: int, end_line: int | None) -> tuple[int, int]:
+def _span(line: int, end_line: int | None) -> Range:
     return line, end_line if end_line is not None and end_line >= line else line
 
 
+def _places(loc: Location | None, path: str | None) -> Iterator[tuple[str | None, Range]]:
+    """The lines a location lists, each with its file: a place that names no file is in
+    the file named before it (`Readme.md:16, :25`), the first one in `path`."""
+    if loc is None:
+        return
+    for one in (loc, *loc.extra[:2 * MAX_RANGES]):
+        path = one.path or path
+        if one.line is not None:
+            yield path, _span(one.line, one.end_line)
+
+
 def _other_place(entry: Entry) -> Place | None:
-    """The counter-location's file and lines, when it names a file other than the
-    location's (the lines of a counter-location in the same file are in `lines`)."""
-    counter = entry.finding.counter_location
-    if counter is None or not counter.path or entry.path is None \
-            or _same_file(counter.path, entry.path):
+    """The first file other than the location's that the finding names, with its lines
+    there: the counter-location's (docs against code), else one the location lists
+    beside its own (`Readme.md:16, index.js:16-19`)."""
+    if entry.path is None:
         return None
-    ranges = [_span(one.line, one.end_line) for one in (counter, *counter.extra[:MAX_RANGES])
-              if one.line is not None and (one.path is None or _same_file(one.path, counter.path))]
-    return counter.path, tuple(ranges)
+    finding = entry.finding
+    for loc in (finding.counter_location, finding.location):
+        places = list(_places(loc, loc.path if loc is not None else None))
+        other = next((path for path, _ in places
+                      if path and not _same_file(path, entry.path)), None)
+        if other is not None:
+            return other, tuple(span for path, span in places[:MAX_RANGES]
+                                if _same_file(path, other))
+    return None
 
 
 def file_key(path: str) -> str:

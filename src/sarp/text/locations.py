@@ -37,7 +37,12 @@ _COMMA: Final = re.compile(r"[,;] ?")
 _EXTENSION: Final = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
 _SECTION_ID: Final = re.compile(r"(?:§\s?|S)\d{1,3}(?:\.\d{1,3}){0,4}$")
 _SYMBOL: Final = re.compile(r"\(\s?(?:in\s)?`?(?P<s>[A-Za-z_][\w.]{0,120}?)(?:\(\))?`?\s?\)$")
-_BARE_NUMBER: Final = re.compile(r"(?:L|lines?\s)?(?P<a>\d{1,9})(?:\s?[-–]\s?(?P<b>\d{1,9}))?$")
+# a later place in the file named before it: `20`, `L20-30`, `:25 (§ Usage)`
+_BARE_NUMBER: Final = re.compile(r"(?:L|lines?\s|:)?(?P<a>\d{1,9})(?:\s?[-–]\s?(?P<b>\d{1,9}))?"
+                                 r"(?:\s?\((?P<note>.{1,400})\))?$")
+# a place led by a few words: `docstring index.js:16-19`, `see also b.py:20`
+_LED_PLACE: Final = re.compile(r"[A-Za-z][\w-]{0,30}(?: [A-Za-z][\w-]{0,30}){0,2} "
+                               r"(?=[^\s:]{1,400}?:L?\d)")
 _KNOWN_FILES: Final = frozenset({"Makefile", "Dockerfile", "Justfile", "LICENSE", "README",
                                  "Gemfile", "Rakefile", "Procfile", "Vagrantfile"})
 
@@ -68,15 +73,24 @@ def _split_places(text: str) -> list[str]:
         if "," not in piece and ";" not in piece:
             out.append(piece)
             continue
-        groups: list[list[str]] = []
+        # a comma inside parentheses is text: `:25 (§ f(a, b))` is one part
+        joined: list[list[str]] = []
+        depth = 0
         for part in _COMMA.split(piece):
+            if depth and joined:
+                joined[-1].append(part.strip())
+            else:
+                joined.append([part])
+            depth = max(0, depth + part.count("(") - part.count(")"))
+        groups: list[list[str]] = []
+        for part in map(", ".join, joined):
             candidate = part.strip()
             if not groups:
                 groups.append([part])
             elif not candidate:
                 continue
             elif _BARE_NUMBER.match(candidate) or _PATH_LINE.match(candidate) or \
-                    looks_like_path(candidate.split(" ", 1)[0]):
+                    looks_like_path(candidate.split(" ", 1)[0]) or _LED_PLACE.match(candidate):
                 groups.append([candidate])
             else:
                 groups[-1].append(candidate)
@@ -146,6 +160,8 @@ def _parse_place(text: str, default_path: str | None) -> _Place:
     if bare and default_path is not None:
         loc.path = default_path
         loc.line, loc.end_line = _int(bare["a"]), _int(bare["b"])
+        if bare["note"]:
+            _note(loc, bare["note"].strip())
         return loc
 
     if "::" in text:  # file::test_name
@@ -207,10 +223,27 @@ def _parse_place(text: str, default_path: str | None) -> _Place:
                 loc.section = section
         return loc
 
+    lead = _LED_PLACE.match(rest)
+    if lead is not None:
+        # the rest starts with `path:line` (no space before its colon), so this recurses once
+        led = _parse_place(rest[lead.end():], default_path)
+        if led.path is not None:
+            led.raw, led.section = text, led.section or lead.group(0).strip()
+            return led
+
     # No path: a section id, a line reference, or section-only text.
     section, loc.line, loc.end_line = _section_and_lines(rest)
     loc.section = section or None
     return loc
+
+
+def _note(loc: _Place, note: str) -> None:
+    """What a place says in parentheses after its lines: a symbol or a section."""
+    sym = _SYMBOL.match(f"({note})")
+    if sym is not None:
+        loc.symbol = sym["s"]
+    else:
+        loc.section = note.lstrip("§ ") or None
 
 
 def _section_and_lines(text: str) -> tuple[str, int | None, int | None]:
