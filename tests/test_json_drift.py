@@ -43,9 +43,27 @@ KEYS = [
      {"severity": "major", "location": "a.py:7", "suggestion": "close it"},
      ["SARP408", "SARP408", "SARP408"]),
     ({"file": "a.py", "lines": [29, 30, 31, 65], "issue": "x"},
-     {"location": "a.py:29-31", "description": "x"}, ["SARP408"]),
+     {"location": "a.py:29-31, 65", "description": "x"}, ["SARP408"]),
     ({"file": "a.py", "lines": [12, 40], "line": 40, "issue": "x"},
-     {"location": "a.py:40"}, ["SARP408"]),
+     {"location": "a.py:40, 12"}, ["SARP408"]),
+    # REVIEW12: a line is never lost, whatever names the file or holds the lines
+    ({"fileName": "db.py", "lineNumber": 9}, {"location": "db.py:9"}, ["SARP408"]),
+    ({"location": "db.py", "line": 9}, {"location": "db.py:9"}, []),
+    ({"location": {"filePath": "db.py", "lineNumber": 9}}, {"location": "db.py:9"}, []),
+    ({"line": 9}, {"location": "line 9"}, []),
+    ({"file": "a.py", "lines": "L42-L48"}, {"location": "a.py:42-48"}, []),
+    ({"file": "a.py", "lines": {"start": 4, "end": 9}}, {"location": "a.py:4-9"}, []),
+    ({"file": "a.py", "line": 3, "column": 5, "endColumn": 9}, {"location": "a.py:3"}, []),
+    ({"location": "db.py:12", "line": 9, "issue": "x"},
+     {"location": "db.py:12", "description": "x\n\nplace: line 9"}, ["SARP408"]),
+    ({"locations": [{"file": "a.py", "line": 3}, {"uri": "b.py", "startLine": 4}]},
+     {"location": "a.py:3; b.py:4"}, ["SARP408"]),
+    # a second key for a field that holds one value: the first wins, the other is kept
+    ({"severity": "critical", "priority": "P3", "title": "SQL injection"},
+     {"severity": "critical", "description": "priority: P3"}, ["SARP405", "SARP408"]),
+    ({"title": "SQL injection", "summary": "user input reaches the query"},
+     {"title": "SQL injection", "description": "summary: user input reaches the query"},
+     ["SARP405", "SARP408"]),
     ({"description": "first", "details": "second"}, {"description": "first\n\nsecond"},
      ["SARP408"]),
     ({"description": "d", "cwe": "CWE-400", "repro": ["step 1", "step 2"]},
@@ -60,7 +78,10 @@ def test_finding_keys_as_agents_spell_them(item: dict[str, object], read: dict[s
                                            codes: list[str]) -> None:
     import json
 
-    item = {"severity": "minor", **item}  # a key spelled otherwise replaces it
+    from sarp.dialects.json_ import FINDING_KEYS, key_name
+
+    if all(FINDING_KEYS.get(key_name(key)) != "severity" for key in item):
+        item = {"severity": "minor", **item}
     reply = json.dumps({"status": "FINDINGS", "findings": [{"id": "F1", **item}]})
     result = sarp.parse(reply, dialect="json")
     (found,) = result.findings
@@ -68,3 +89,15 @@ def test_finding_keys_as_agents_spell_them(item: dict[str, object], read: dict[s
            for key in read if getattr(found, key) is not None}
     assert got == read
     assert [d.code for d in result.diagnostics] == codes
+
+
+def test_a_deeply_nested_value_under_an_unknown_key_keeps_every_finding() -> None:
+    # REVIEW12 #17: 400 nested lists under `extra` made the text of the value recurse
+    # past the limit, and the whole reply fell back to text with no findings
+    deep = "[" * 400 + "]" * 400
+    reply = ('{"status": "FINDINGS", "findings": [{"severity": "major", "title": "SQL '
+             f'injection", "extra": {deep}}}, {{"severity": "critical", "title": "second"}}]}}')
+    result = sarp.parse(reply)
+    assert result.dialect == "json"
+    assert [f.title for f in result.findings] == ["SQL injection", "second"]
+    assert (result.findings[0].description or "").startswith("extra: - - - ")

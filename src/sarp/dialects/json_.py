@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import json
+import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from typing import Any, Final, NamedTuple
@@ -45,10 +46,14 @@ FINDING_KEYS: Final = {
     "summary": "title", "finding": "description", "remediation": "suggestion",
     "type": "type", "category": "type", "rule": "type", "kind": "type",
     "title": "title", "name": "title", "headline": "title",
-    "location": "location", "file": "file", "path": "file", "filename": "file",
-    "file_path": "file", "filepath": "file", "line": "line", "line_number": "line",
-    "lineno": "line", "start_line": "line", "line_start": "line", "lines": "lines",
-    "end_line": "end_line", "line_end": "end_line", "counter_location": "counter_location",
+    "location": "location", "locations": "location", "file": "file", "path": "file",
+    "filename": "file", "file_name": "file", "file_path": "file", "filepath": "file",
+    "affected_file": "file", "source_file": "file", "uri": "file",
+    "line": "line", "line_number": "line", "lineno": "line", "line_no": "line",
+    "line_num": "line", "start_line": "line", "line_start": "line", "lines": "lines",
+    "line_range": "lines", "end_line": "end_line", "line_end": "end_line",
+    "column": "column", "col": "column", "start_column": "column", "end_column": "column",
+    "counter_location": "counter_location", "rule_id": "type",
     "description": "description", "body": "description", "message": "description",
     "detail": "description", "details": "description", "defect": "description",
     "explanation": "description", "rationale": "description", "evidence": "description",
@@ -60,6 +65,10 @@ FINDING_KEYS: Final = {
 }
 # Fields that hold prose: a second key for one of them adds to it instead of replacing it.
 _PROSE: Final = frozenset({"description", "impact", "suggestion"})
+# what a finding's place is written with; read together once every key is seen
+_PLACE: Final = frozenset({"file", "line", "lines", "end_line", "column"})
+_MAX_RANGES: Final = 64  # ranges read from one finding's line keys
+_RANGE_TEXT: Final = re.compile(r"L?(\d{1,9})(?:\s?(?:[-–]|to)\s?L?(\d{1,9}))?")
 _IGNORED: Final = frozenset({"dialect", "native_status", "conformance", "delivery",
                              "diagnostics", "raw", "id"})
 _CLOSERS: Final = {"{": "}", "[": "]"}
@@ -478,16 +487,70 @@ def _location(value: dict[str, Any]) -> Any:
     raw = value.get("raw")
     if isinstance(raw, str) and raw:
         return parse_location(raw)
-    path = value.get("path") or value.get("file") or value.get("uri")
-    line = value.get("line") or value.get("start_line") or value.get("startLine")
-    end = value.get("end_line") or value.get("endLine")
-    text = str(path or "")
-    if line is not None:
-        text = f"{text}:{line}" + (f"-{end}" if end else "")
-    if value.get("section"):
-        text = f"{text} § {value['section']}" if path else str(value["section"])
+    # `{"filePath": "a.py", "lineNumber": 9}`: the keys in any spelling a finding's are
+    named: dict[str, Any] = {}
+    for key, item in value.items():
+        name = key_name(key)
+        named.setdefault(FINDING_KEYS.get(name, name), item)
+    text = _place_text(named.get("file"), named.get("line"), named.get("lines"),
+                       named.get("end_line"))
+    section = named.get("section")
+    if section:
+        text = f"{text} § {section}" if text else str(section)
     return parse_location(text) if text else build(Location,
         raw="", path=None, line=None, end_line=None, section=None, symbol=None, extra=[])
+
+
+def _place_text(file: Any, line: Any, lines: Any, end: Any) -> str:
+    """A location cell from a finding's place keys: `a.py:29-31, 65`, or `line 9` when
+    no file is named (the line is kept even so)."""
+    ranges = []
+    if line is not None:  # `line` names where the finding starts; `lines` may add more
+        ranges = _ranges(line) or ([str(line)] if str(line).strip() else [])
+        last = _ranges(end)
+        if ranges and last and "-" not in ranges[0]:
+            ranges[0] = f"{ranges[0]}-{last[0].split('-')[-1]}"
+    ranges += [more for more in _ranges(lines) if more not in ranges]
+    if file is None or not str(file).strip():
+        return f"line {', '.join(ranges)}" if ranges else ""
+    return f"{file}:{', '.join(ranges)}" if ranges else str(file)
+
+
+def _ranges(value: Any) -> list[str]:
+    """Line ranges in any shape a JSON reply writes them: `9`, `"42-48"`, `"L42-L48"`,
+    `[29, 30, 31, 65]` (consecutive lines are one range), `{"start": 4, "end": 9}`."""
+    if isinstance(value, bool) or value is None:
+        return []
+    if isinstance(value, int):
+        return [str(value)]
+    if isinstance(value, str):
+        return [f"{m[1]}-{m[2]}" if m[2] else m[1]
+                for m, _ in zip(_RANGE_TEXT.finditer(value), range(_MAX_RANGES), strict=False)]
+    if isinstance(value, dict):
+        named = {key_name(k): v for k, v in value.items()}
+        start = named.get("start", named.get("start_line", named.get("from")))
+        stop = named.get("end", named.get("end_line", named.get("to")))
+        return [f"{start}-{stop}" if stop is not None else str(start)] \
+            if isinstance(start, int) else []
+    if not isinstance(value, list):
+        return []
+    out: list[str] = []
+    run: list[int] = []
+    for item in value[:4 * _MAX_RANGES]:
+        if isinstance(item, int) and not isinstance(item, bool) and run \
+                and item == run[-1] + 1:
+            run.append(item)
+            continue
+        if run:
+            out.append(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]))
+            run = []
+        if isinstance(item, int) and not isinstance(item, bool):
+            run = [item]
+        elif isinstance(item, (str, dict)):
+            out.extend(_ranges(item))
+    if run:
+        out.append(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]))
+    return out
 
 
 def _finding(b: Builder, item: Any, n: int, line: int) -> None:
@@ -501,49 +564,72 @@ def _finding(b: Builder, item: Any, n: int, line: int) -> None:
         b.diag("SARP405", line, path=f"findings[{n}]", problem="is not an object",
                hint="Write each finding as an object.")
         return
-    file_part: str | None = None
-    line_part: Any = None
-    end_part: Any = None
-    unknown: list[str] = []
+    place: dict[str, Any] = {}
+    kept: list[str] = []  # text of keys the fields cannot hold: into the description
     for key, value in item.items():
         target = FINDING_KEYS.get(key_name(key))
         if target is None:
             if value not in (None, "", [], {}):
                 b.diag("SARP414", line, key=f"findings[{n}].{key}")
-                unknown.append(f"{key}: {_text(value)}")
+                kept.append(f"{key}: {_text(value)}")
             continue
-        if target != key and target not in ("file", "lines"):
+        if target != key and target not in ("file", "lines", "column"):
             b.diag("SARP408", line, written=f"findings[{n}].{key}", canonical=target)
         if value is None:
             continue
-        if target == "file":
-            file_part = str(value)
-        elif target == "line":
-            line_part = value
-        elif target == "lines":
-            line_part, end_part = _first_run(value, line_part, end_part)
-        elif target == "end_line":
-            end_part = value
+        if target in _PLACE:
+            place.setdefault(target, value)
         elif target in ("location", "counter_location"):
-            if isinstance(value, dict):
-                loc = _location(value)
-                setattr(raw, target, loc.raw if loc is not None else None)
-            else:
-                setattr(raw, target, str(value))
+            text = _location_cell(value)
+            if getattr(raw, target) is None:
+                setattr(raw, target, text)
+            elif text:
+                kept.append(f"{key}: {text}")
         elif target == "confidence":
             raw.confidence = b.confidence_from(str(value))
         elif target in _PROSE and getattr(raw, target):
             setattr(raw, target, f"{getattr(raw, target)}\n\n{_text(value)}")
+        elif getattr(raw, target) is not None and _text(value) != getattr(raw, target):
+            # `"severity": "critical", "priority": "P3"`: the first key written wins; the
+            # other says something too, so it is kept where a reader sees it
+            b.diag("SARP405", line, path=f"findings[{n}].{key}",
+                   problem=f"gives {target} a second time; kept in the description",
+                   hint=f"Give {target} once.")
+            kept.append(f"{key}: {_text(value)}")
         else:
             setattr(raw, target, _text(value))
-    if unknown:
-        raw.description = "\n\n".join(filter(None, [raw.description, *unknown]))
-    if raw.location is None and file_part:
-        text = file_part
-        if line_part is not None:
-            text = f"{text}:{line_part}" + (f"-{end_part}" if end_part else "")
-        raw.location = text
+    if kept:
+        raw.description = "\n\n".join(filter(None, [raw.description, *kept]))
+    text = _place_text(place.get("file"), place.get("line"), place.get("lines"),
+                       place.get("end_line"))
+    if raw.location is None:
+        raw.location = text or None
+    elif text:
+        from sarp.text.locations import parse_location
+
+        loc = parse_location(raw.location)
+        file = place.get("file")
+        if loc is not None and loc.path is not None and loc.line is None \
+                and (file is None or str(file) == loc.path) \
+                and (place.get("line") is not None or place.get("lines") is not None):
+            # `"location": "db.py", "line": 9`: the line goes with the place named
+            raw.location = _place_text(loc.path, place.get("line"), place.get("lines"),
+                                       place.get("end_line"))
+        elif text != raw.location:  # another place besides the location: kept in words
+            raw.description = "\n\n".join(filter(None, [raw.description, f"place: {text}"]))
     b.add(raw)
+
+
+def _location_cell(value: Any) -> str | None:
+    """A location value as a cell: text as written, an object by its keys, a list of
+    either (SARIF's `locations`) as places one after another."""
+    if isinstance(value, dict):
+        loc = _location(value)
+        return loc.raw if loc is not None and loc.raw else None
+    if isinstance(value, list):
+        cells = [cell for item in value[:64] if (cell := _location_cell(item))]
+        return "; ".join(cells) or None
+    return str(value) if str(value).strip() else None
 
 
 def key_name(key: object) -> str:
@@ -554,28 +640,17 @@ def key_name(key: object) -> str:
     return text.lower().replace("-", "_").replace(" ", "_")
 
 
-def _text(value: Any) -> str:
-    """A value as text: lists one item a line, objects as JSON."""
-    if isinstance(value, list):
-        return "\n".join(f"- {_text(item)}" for item in value)
-    if isinstance(value, dict):
-        return json.dumps(value, ensure_ascii=False)
+def _text(value: Any, depth: int = 0) -> str:
+    """A value as text: lists one item a line, objects as JSON; lists nested deeper than
+    a reader follows are written as JSON too (never recursion without end)."""
+    if isinstance(value, list) and depth < 8:
+        return "\n".join(f"- {_text(item, depth + 1)}" for item in value)
+    if isinstance(value, (dict, list)):
+        try:
+            return json.dumps(value, ensure_ascii=False)
+        except RecursionError:
+            return repr(value)[:10_000]
     return str(value)
-
-
-def _first_run(value: Any, line: Any, end: Any) -> tuple[Any, Any]:
-    """`lines: [29, 30, 31, 65]` -> 29-31: the first run of consecutive lines, where the
-    finding starts (a location holds one range). A `line` key written beside it wins."""
-    numbers = [item for item in value if isinstance(item, int)] if isinstance(
-        value, list) else [value] if isinstance(value, int) else []
-    if line is not None or not numbers:
-        return line, end
-    last = numbers[0]
-    for number in numbers[1:]:
-        if number != last + 1:
-            break
-        last = number
-    return numbers[0], (last if last != numbers[0] else end)
 
 
 def _location_text_in(text: str) -> str | None:
