@@ -30,7 +30,8 @@ def test_numbered_bold_leads_and_nested_items_in_a_plain_review() -> None:
 # The sdd format makes `### Issues` bullets findings; these authors listed only the
 # table. Their Issues bullets restate no row (one in shlex merely shared a few words with
 # SHX-006 and was once folded into it), so each is a finding of its own.
-EXTRA = {("qs", "sdd-review"): 2, ("semver", "sdd-review"): 1, ("shlex", "sdd-review"): 2}
+EXTRA = {("qs", "sdd-review"): 2, ("semver", "sdd-review"): 1, ("shlex", "sdd-review"): 2,
+         ("ms", "sdd-review"): 1}  # ms: "upstream test suite not available", an Issue
 RUNS = sorted(p for p in SHLEX.parent.iterdir() if list(p.glob("*.meaning.json")))
 
 
@@ -485,3 +486,16 @@ def test_an_id_heading_ranks_by_the_words_in_its_parentheses(head: str, native: 
     first, second = sarp.parse(reply).findings
     assert first.title == "symlink loops are followed"
     assert (second.id, second.native_severity, second.title) == (head[4:6], native, title)
+
+
+def test_aphelion_prose_leads_written_id_dot_title_are_the_items_details() -> None:
+    # ms's aphelion review: `**W1. title (index.js:48).**` leads under `## Warnings`, each
+    # with a list of evidence; the lists were read as 22 findings of the Warnings group
+    reply = ("## Warnings\n\n**W1. The cache is never cleared (a.py:10).**\nKeys stay:\n"
+             "- after a reload\n- after `clear()`\n\n**W2. Retries ignore the timeout "
+             "(a.py:20).**\nSeen with two loads.\n\n" + BLOCK)
+    result = sarp.parse(reply)
+    assert [(f.id, f.title) for f in result.findings] == [
+        ("W1", "The cache is never cleared (a.py:10)"),
+        ("W2", "Retries ignore the timeout (a.py:20)")]
+    assert "after a reload" in (result.findings[0].description or "")

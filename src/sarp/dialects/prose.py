@@ -96,7 +96,7 @@ _SEVERITY_EMOJI: Final = frozenset("🔴🟠🟡🟢⚪🔵🟣")
 _NOT_GROUPS: Final = frozenset({"note", "notes", "blocker", "blockers", "error", "info"})
 _LEADING_ID: Final = re.compile(
     rf"(?P<id>{common.ID})"
-    r"(?:(?P<sep>\s?[:—–]\s?|\s-\s)|\s(?=`)|$)(?P<rest>.{0,500})$")
+    r"(?:(?P<sep>\s?[:—–]\s?|\s-\s|\.\s)|\s(?=`)|$)(?P<rest>.{0,500})$")
 # the words a plain review labels its findings with: `Finding 1:`, `**Issue 2:**`
 _LABELS: Final = "finding|issue|bug|problem|defect|concern"
 # `**3. Tokens come out of order (lines 113-117). Medium.**`: a numbered bold paragraph
