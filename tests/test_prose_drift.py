@@ -499,3 +499,43 @@ def test_aphelion_prose_leads_written_id_dot_title_are_the_items_details() -> No
         ("W1", "The cache is never cleared (a.py:10)"),
         ("W2", "Retries ignore the timeout (a.py:20)")]
     assert "after a reload" in (result.findings[0].description or "")
+
+
+# REVIEW12: how a numbered title ranks itself, in bold or as a heading. (title, native
+# severity) as read; a rating or a report's section is no finding at all (None).
+RANKED_TITLES = [
+    # a rank inside code is code
+    ("**1. `Priority(high)` tasks starve (medium)**", ("`Priority(high)` tasks starve", "medium")),
+    ("**1. `random.randint(low, high)` includes high (medium)**",
+     ("`random.randint(low, high)` includes high", "medium")),
+    # a range, however it is spaced, reads its worse word
+    ("**1. Lock leak (Low – High)**", ("Lock leak", "High")),
+    ("**1. Cache grows without bound (low - medium)**", ("Cache grows without bound", "medium")),
+    ("**1. Race in refresh (Medium–High)**", ("Race in refresh", "High")),
+    ("## 1. Lock leak (Low - Medium)", ("Lock leak", "Medium")),
+    ("## 1. Lock leak (Low to Medium)", ("Lock leak", "Medium")),
+    # the rank said with its label
+    ("**1. SQL injection in search (High severity)**", ("SQL injection in search", "High")),
+    ("**1. Weak hash (severity: medium)**", ("Weak hash", "medium")),
+    ("## 1. Weak hash (Severity: High)", ("Weak hash", "High")),
+    # a note stays in the title as written, code and all
+    ("## 2. The handle leaks — **Low** (only when `open()` fails)",
+     ("The handle leaks (only when `open()` fails)", "Low")),
+    ("## 3. Cache grows (Low, see `evict()`)", ("Cache grows (Low, see `evict()`)", "Low")),
+    ("## 4. Lock leak (Low/Medium, perf)", ("Lock leak (Low/Medium, perf)", "Medium")),
+    # no dash or colon left at the end of the title
+    ("## 1. Lock leak—**High**", ("Lock leak", "High")),
+    ("## 2. Race in refresh: (Low)", ("Race in refresh", "Low")),
+    ("## 3. Lock leak -- **High**", ("Lock leak", "High")),
+    # a rating or a section of the report, not a defect
+    ("## 3. Overall risk (Low, safe to merge)", None),
+    ("## 4. Confidence (High, I ran the test suite)", None),
+    ("## 5. Recommendations (Medium: do before release)", None),
+]
+
+
+@pytest.mark.parametrize(("head", "read"), RANKED_TITLES)
+def test_how_a_numbered_title_ranks_itself(head: str, read: tuple[str, str] | None) -> None:
+    reply = f"# Review\n\n{head}\nThe cache at cache.py:30 is never trimmed.\n"
+    found = [(f.title, f.native_severity) for f in sarp.parse(reply).findings]
+    assert found == ([read] if read is not None else [])

@@ -53,11 +53,15 @@ _ID_SEV_HEAD: Final = re.compile(
     rf"(?P<id>{common.ID})(?: ?[:—–-])? ?[(\[]"
     r"(?P<sev>[^()\[\]]{2,60})[)\]] ?(?:[:—–-] ?)?(?P<title>.{0,500})$"
 )
-# what the parentheses of `F4 (Low–Medium, performance): title` hold: a rank or a range
-# of two, then maybe a note
+# Parentheses that rank a finding: a rank, maybe a second one (a range: the worse word
+# counts), maybe a note. The note may quote code with parentheses: `(Low, see `f()`)`.
+_RANGE_SEP: Final = r"(?:\s?[-–/]\s?| to )"  # `Low-Medium`, `Low – High`, `low to medium`
+_NOTE_TEXT: Final = r"(?:[^()`\n]|`[^`\n]{1,80}`)"
+_RANK_LABEL: Final = r"(?:[Ss]everity|[Pp]riority):? "  # `(Severity: High)`
+# what the parentheses of `F4 (Low–Medium, performance): title` hold
 _RANK_NOTE: Final = re.compile(
-    r"(?P<sev>[A-Za-z]{2,14}(?: [A-Za-z]{2,10})?)(?: ?[-–/] ?(?P<alt>[A-Za-z]{2,14}))?"
-    r"(?:[,;:] (?P<note>.{1,50}))?$")
+    rf"(?:{_RANK_LABEL})?(?P<sev>[A-Za-z]{{2,14}}(?: [A-Za-z]{{2,10}})?)"
+    rf"(?:{_RANGE_SEP}(?P<alt>[A-Za-z]{{2,14}}))?(?:[,;:] (?P<note>.{{1,50}}))?$")
 # `F1 — High: title`, `F4 — High (when x is used): title`: an id, then the severity
 # word (maybe qualified) and a colon or dash
 _ID_DASH_SEV_HEAD: Final = re.compile(
@@ -74,10 +78,11 @@ _BRACKET_HEAD: Final = re.compile(
 # (and `## 1. title — **Medium** (serious if hit, but rare)`: a dash before it, a note after;
 # `## 6. title (Low, performance)`, `## 2. title (Medium-High)`: a note, a range)
 _TRAILING_SEV_HEAD: Final = re.compile(
-    r"#{2,6} #?\d{1,3}[.):] (?P<title>.{3,500}?) ?(?:[—–-] )?"
-    r"(?:\((?P<sev>[A-Za-z]{2,14}(?: [A-Za-z]{2,10})?)(?:[-/](?P<alt>[A-Za-z]{2,14}))?"
-    r"(?P<said>[,;:] [^()]{1,120})?\)"
-    r"|\*\*(?P<bold>[A-Za-z]{2,14})(?: \([^()*]{1,40}\))?\*\*(?: \((?P<note>[^()]{1,200})\))?)\.?$")
+    r"#{2,6} #?\d{1,3}[.):] (?P<title>.{3,500}?) ?(?:[—–-]{1,2} ?)?"
+    rf"(?:\((?P<paren>(?:{_RANK_LABEL})?(?P<sev>[A-Za-z]{{2,14}}(?: [A-Za-z]{{2,10}})?)"
+    rf"(?:{_RANGE_SEP}(?P<alt>[A-Za-z]{{2,14}}))?(?P<said>[,;:] {_NOTE_TEXT}{{1,120}})?)\)"
+    r"|\*\*(?P<bold>[A-Za-z]{2,14})(?: \([^()*]{1,40}\))?\*\*"
+    rf"(?: \((?P<note>{_NOTE_TEXT}{{1,200}})\))?)\.?$")
 _RANKS: Final = frozenset({
     "critical", "high", "medium", "low", "major", "minor", "important", "nit", "suggestion",
     "trivial", "severe", "moderate", "blocker", "high severity", "medium severity",
@@ -225,11 +230,13 @@ def _trailing_head(line: str) -> HeadLine | None:
     word = _worse_of(match["sev"], match["alt"]) if match["sev"] else match["bold"]
     if normalise_word(word) not in _RANKS:
         return None
-    title = match["title"].strip().strip("*").strip()
+    title = match["title"].strip().strip("*").strip().rstrip(" —–-:")
+    if _RATED.fullmatch(title) is not None or _is_section(title):
+        return None  # `## 4. Confidence (High, I ran the tests)`: a rating, not a defect
     if title.endswith(".") and not title.endswith(".."):
         title = title[:-1]  # `## 2. title. **Low**`: the stop ends the title sentence
     if match["note"] or match["said"]:  # what qualifies the severity stays said
-        title = f"{title} ({match['note'] or match['sev'] + match['said']})"
+        title = f"{title} ({match['note'] or match['paren']})"
     return HeadLine(word, title, False, "a numbered heading", "")
 
 
@@ -774,7 +781,9 @@ def _bold_led_finding(line: str, at: int) -> RawFinding | None:
 
 def _numbered_finding(match: re.Match[str], line: int) -> RawFinding:
     inner = match["inner"].strip()
-    noted = _NOTED_RANK.search(inner)
+    # a rank inside code is code (`Priority(high)`, `randint(low, high)`): the search
+    # reads the title with code spans blanked, so its positions are the title's
+    noted = _NOTED_RANK.search(_CODE_SPAN.sub(_blank, inner))
     if noted is not None:  # `title (medium)`, `title (low-medium)`, `title (high if ...)`
         word = _worse_of(noted["sev"], noted["alt"])
         # the parentheses go with the rank; a note in them stays in the title
@@ -797,9 +806,17 @@ def _numbered_finding(match: re.Match[str], line: int) -> RawFinding:
 # `(medium)`, `(low-medium)`, `(high, it bypasses validation)`, `(high if ...)`; not a
 # phrase that starts with a rank word, `(high bit set)`
 _NOTED_RANK: Final = re.compile(
-    rf" ?\((?P<sev>{_RANK_WORDS})(?:(?P<sep>[-/]| to )(?P<alt>{_RANK_WORDS}))?"
-    r"(?P<note>[,;:] [^()]{1,120}| (?:if|when|but|because|since|unless|though|as|for|"
-    r"[—–-]) [^()]{1,120})?\)", re.IGNORECASE)
+    rf" ?\((?:{_RANK_LABEL})?(?P<sev>{_RANK_WORDS})(?: severity| priority)?"
+    rf"(?:{_RANGE_SEP}(?P<alt>{_RANK_WORDS}))?"
+    rf"(?P<note>[,;:] {_NOTE_TEXT}{{1,120}}| (?:if|when|but|because|since|unless|though|as|"
+    rf"for|[—–-]) {_NOTE_TEXT}{{1,120}})?\)", re.IGNORECASE)
+_CODE_SPAN: Final = re.compile(r"`[^`\n]{1,200}`")
+
+
+def _blank(span: re.Match[str]) -> str:
+    return "`" + "_" * (len(span.group(0)) - 2) + "`"
+
+
 # a plain (not bold) paragraph lead needs an id in the usual shape: W1, SEC-3, CR_12
 _PLAIN_LEAD_ID: Final = re.compile(r"[A-Z]{1,5}[-_]?\d{1,4}")
 
