@@ -539,3 +539,38 @@ def test_how_a_numbered_title_ranks_itself(head: str, read: tuple[str, str] | No
     reply = f"# Review\n\n{head}\nThe cache at cache.py:30 is never trimmed.\n"
     found = [(f.title, f.native_severity) for f in sarp.parse(reply).findings]
     assert found == ([read] if read is not None else [])
+
+
+@pytest.mark.parametrize(("text", "end"), [
+    ("**title** rest", 7),
+    ("**`X/**` returns X/** (`glob.py:162`)", 19),  # the stars in the span are code
+    ("**`a` and `b**`**", 15),
+    ("**A lone ` hangs it (high)** see `f()`", 26),  # a backtick that opens no span
+    ("**never closed", -1),
+])
+def test_where_a_bold_span_closes(text: str, end: int) -> None:
+    from sarp.text.inline import bold_end
+
+    assert bold_end(text) == end
+
+
+@pytest.mark.parametrize(("reply", "read"), [
+    # REVIEW12 #15: SPEC §4's `**SUGGESTION 1: title** (file:26)` with `**` in code
+    ("# Glob Review\n\n## Findings\n\n**IMPORTANT 1: `**` follows symlink loops** "
+     "(`glob.py:40`)\n- **Description**: recursion never ends on a cycle.\n\n"
+     "**SUGGESTION 1: `X/**` returns X/** (`glob.py:162`)\n- **Description**: the slash "
+     "is dropped.\n",
+     [("`**` follows symlink loops", "IMPORTANT"), ("`X/**` returns X/", "SUGGESTION")]),
+    # #8: a numbered bold title with a `/` is no severity group (`**Low / nits**` is)
+    ("# Review\n\n**1. `X/**` returns X/ (medium)**\n- `glob.py:162` strips the slash.\n"
+     "- Repro: `glob(\"X/**\")` with no X.\n\n**2. Hidden files skipped (low)**\n"
+     "Dotfiles are ignored at glob.py:90.\n",
+     [("`X/**` returns X/", "medium"), ("Hidden files skipped", "low")]),
+    # #16: a lone backtick in the title, code later on the line
+    ("# Review\n\n**1. A lone ` in input hangs the tokenizer (high)** see `tokenize()` at "
+     "lexer.py:40.\n\n**2. Slow on long lines (low)**\nlexer.py:90.\n",
+     [("A lone ` in input hangs the tokenizer", "high"), ("Slow on long lines", "low")]),
+])
+def test_bold_titles_that_quote_stars_or_backticks(reply: str,
+                                                   read: list[tuple[str, str]]) -> None:
+    assert [(f.title, f.native_severity) for f in sarp.parse(reply).findings] == read

@@ -12,7 +12,14 @@ from typing import Final
 
 from sarp.dialects.base import Builder, RawFinding
 from sarp.model import ChecklistItem, ChecklistStatus, Reference, Result, Severity, build
-from sarp.text.inline import heading, key_value, list_item, strip_emphasis, strip_markup
+from sarp.text.inline import (
+    bold_end,
+    heading,
+    key_value,
+    list_item,
+    strip_emphasis,
+    strip_markup,
+)
 from sarp.text.lines import PLAIN, Document
 from sarp.text.locations import parse_location
 from sarp.text.tables import Table
@@ -507,7 +514,7 @@ def read_details(builder: Builder, start: int, end: int, *, known_ids: set[str] 
                 continue
             parsed = details_heading(head[1])
         elif bold and line.startswith("**"):
-            inner_end = line.find("**", 2)
+            inner_end = bold_end(line)
             if inner_end < 0:
                 continue
             parsed = details_heading(line[2:inner_end])

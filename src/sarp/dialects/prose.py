@@ -18,7 +18,7 @@ from typing import Final
 
 from sarp.dialects import common
 from sarp.dialects.base import Builder, RawFinding
-from sarp.text.inline import heading, key_value, list_item, strip_emphasis
+from sarp.text.inline import bold_end, heading, key_value, list_item, strip_emphasis
 from sarp.text.lines import PLAIN
 from sarp.vocab import URGENCY, normalise_word, worse
 
@@ -105,8 +105,9 @@ _LEADING_ID: Final = re.compile(
 # the words a plain review labels its findings with: `Finding 1:`, `**Issue 2:**`
 _LABELS: Final = "finding|issue|bug|problem|defect|concern"
 # `**3. Tokens come out of order (lines 113-117). Medium.**`: a numbered bold paragraph
-# the text of a bold span: code spans may hold stars (`**1. `X/**` matches X/ (low)**`)
-_BOLD_TEXT: Final = r"(?:[^*`\n]|`[^`\n]{1,200}`|`(?![^`\n]*`))"
+# the text of a bold span: code spans may hold stars (`**1. `X/**` matches X/ (low)**`);
+# a backtick that opens no span is text (`**1. A lone ` hangs it (high)** see `f()`)
+_BOLD_TEXT: Final = r"(?:[^*`\n]|`[^`\n]{1,200}`|`(?![^`\n]*`)|`(?=[^`\n]*\*\*))"
 # lead, its severity (if any) said after the title; read in the text fallback only
 # (also labelled, `**Issue 2: title** (High)`, its severity then maybe after the bold)
 _NUMBERED_BOLD: Final = re.compile(
@@ -281,7 +282,7 @@ def finding_head_line(line: str) -> HeadLine | None:
             return None
         return HeadLine(tagged[0], tagged[1], False, "a tagged line", "")
     if text.startswith("**"):
-        inner_end = text.find("**", 2)
+        inner_end = bold_end(text)
         if inner_end <= 2:
             return None
         parsed = _parse_head(text[2:inner_end])
@@ -310,8 +311,8 @@ def severity_group(line: str, *, urgency: bool = False) -> str | None:
         return None
     text = _GROUP_TAIL.sub("", text).strip(" *:")
     if "/" in text:  # `**Low / nits**`: the worse of the severities it names
-        words = [w.strip() for w in text.split("/") if normalise_word(w) in SEVERITY_WORDS]
-        if words:
+        words = [w.strip() for w in text.split("/")]
+        if all(normalise_word(w) in SEVERITY_WORDS for w in words):  # not `X/**` (low)
             text = words[0]
             for word in words[1:]:
                 text = word if worse(word, text) else text
@@ -497,7 +498,7 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
 def _bold_titled(text: str) -> bool:
     """`**`filter` doesn't prune directories (lines 139-142).** text`: an item led by a
     bold title (not a `**Key:** value` field)."""
-    end = text.find("**", 2) if text.startswith("**") else -1
+    end = bold_end(text) if text.startswith("**") else -1
     return end > 2 and not text[2:end].rstrip().endswith(":") and key_value(text) is None
 
 
@@ -539,7 +540,7 @@ def _lead_of(text: str) -> str:
     """An item's lead: its bold title, else its first sentence (whether it says all is
     fine is judged there: "handles `Path` fine" later in a finding is no verdict)."""
     if text.startswith("**"):
-        end = text.find("**", 2)
+        end = bold_end(text)
         if end > 2:
             return text[2:end]
     cut = text.find(". ")
@@ -825,7 +826,7 @@ def _id_lead(line: str) -> tuple[str, str, str | None] | None:
     """(id, title, place) of a paragraph led by an id: `**SEC-4 — title**`,
     `W1 – a.py:3: text` (the place that leads the title is the finding's location)."""
     if line.startswith("**"):
-        close = line.find("**", 2)
+        close = bold_end(line)
         if close <= 2:
             return None
         lead = line[2:close].strip()
@@ -859,7 +860,7 @@ def _bold_id(line: str) -> bool:
     """The line opens with a bold finding id: `**CR-001**` or `**CR-001:**`."""
     if not line.startswith("**"):
         return False
-    close = line.find("**", 2)
+    close = bold_end(line)
     return close > 2 and common.is_id_like(line[2:close].rstrip(":").strip())
 
 
@@ -901,7 +902,7 @@ def _field_label(line: str) -> bool:
     """`**Suggestion:** text`, `**Fix**: text`: a labelled part of the finding above."""
     if not line.startswith("**"):
         return False
-    close = line.find("**", 2)
+    close = bold_end(line)
     if close <= 2:
         return False
     label = line[2:close].strip()

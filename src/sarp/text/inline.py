@@ -10,6 +10,7 @@ import re
 from typing import Final
 
 __all__ = [
+    "bold_end",
     "heading",
     "key_value",
     "list_item",
@@ -27,6 +28,22 @@ _BOLD_OUTSIDE_CODE: Final = re.compile(r"(`[^`]*`)|\*\*")
 
 def _keep_code(match: re.Match[str]) -> str:
     return match.group(1) or ""
+
+
+def bold_end(text: str) -> int:
+    """Where the bold span that opens `text` closes: the index of its closing `**`, stars
+    inside code spans being code (`**`X/**` returns X/**`), or -1. When only a lone
+    backtick's text would close it, the first `**` does (`**A lone ` hangs (high)**`)."""
+    first = close = text.find("**", 2)
+    tick = text.find("`", 2)
+    while close >= 0 and 0 <= tick < close:
+        shut = text.find("`", tick + 1)
+        if shut < 0:
+            break  # a lone backtick is text
+        if shut > close:
+            close = text.find("**", shut + 1)  # those stars were code
+        tick = text.find("`", shut + 1)
+    return close if close >= 0 else first
 
 
 def strip_emphasis(text: str) -> str:
