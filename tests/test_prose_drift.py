@@ -75,6 +75,24 @@ SUCCESS
     ("- None beyond R-1 in the table.", 1),
     ("- No other issues found.", 1),
     ("- None of the callers check the result: b.py:9 | Severity: minor", 2),
+    # REVIEW12 #4: a long line at the row's place that says what the row says
+    ("- Type-name dispatch: `repr1()` at a.py:60 picks the handler by the type's name, so a"
+     " subclass whose name matches a builtin type's is dispatched to the wrong handler and"
+     " printed as if it were the builtin, which hides what the object really holds."
+     " | Severity: minor", 1),
+    # #5: "nothing more" that goes on to report something
+    ("- No other issues found, but the CLI wrapper at cli.py:40 swallows decode errors.", 2),
+    ("- None beyond the table, except that `decode()` at b.py:200 never closes its file.", 2),
+    ("- Nothing else, apart from the missing test for `header=True` in b.py:150.", 2),
+    ("- No other issues, but the docs are stale.", 2),
+    # #12: more ways to say there is nothing more
+    ("- None — all are covered in the table above.", 1),
+    ("- No other problems found.", 1),
+    ("- No additional findings.", 1),
+    ("- No further concerns.", 1),
+    ("- None at this time.", 1),
+    ("- None (see table).", 1),
+    ("- Nothing blocking.", 1),
 ])
 def test_sdd_issues_lines_restate_add_or_say_none(issue: str, findings: int) -> None:
     result = sarp.parse(SDD_TABLE + issue + "\n")

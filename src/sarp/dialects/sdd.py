@@ -256,8 +256,10 @@ class SddDialect:
         matcher = Matcher(list(b.findings))
         for i, text in common.bullets(b.doc, start, end):
             sev = _SEVERITY_TAIL.search(text)
-            if sev is None and _NO_ISSUES.fullmatch(strip_markup(text).strip(" .*_")):
-                continue
+            plain = strip_markup(text).strip(" .*_")
+            if sev is None and _NO_ISSUES.fullmatch(plain) and (
+                    _YET.search(plain) is None and common.location_in(plain) is None):
+                continue  # `None beyond the table.`: says there is nothing more
             body = text[: sev.start()].strip() if sev is not None else text
             raw = RawFinding(line=i, severity=strip_markup(sev["sev"]) if sev else None,
                              type="issue")
@@ -276,7 +278,8 @@ class SddDialect:
             if twin is not None:
                 raw.type = None
                 twin.fill(raw)
-            elif not raw.id and len(body.split()) > _BRIEF:
+            elif not raw.id and len(body.split()) > _BRIEF and not _says_again(
+                    matcher.find(raw), raw):
                 b.add(raw)  # a place named in a paragraph of its own: its own finding
             else:
                 if matcher.find(raw) is not None:
@@ -409,9 +412,14 @@ def _words(*texts: str | None) -> set[str]:
 # an Issues line that says there are none: `None.`, `None beyond SEC-001 to SEC-004 in the
 # table`, `No other issues found` (but `None of the callers check it` is an issue)
 _NO_ISSUES: Final = re.compile(
-    r"(?:none|n/a|nothing|no (?:other |further |additional |new )?issues)"
-    r"(?: (?:beyond|besides|other than|outside|apart from|except|found|to report|further|"
-    r"additional|else|identified|noted)\b.*)?", re.IGNORECASE)
+    r"(?:none|n/a|nothing(?: else| blocking| further| more)?|"
+    r"no (?:other |further |additional |new |more )?(?:issues|problems|findings|concerns))"
+    r"(?:\s?[—–(,-].*| (?:beyond|besides|other than|outside|apart from|except|found|to report|"
+    r"further|additional|else|identified|noted|at this time|so far|blocking)\b.*)?",
+    re.IGNORECASE)
+# ... but it goes on to report one: `No other issues, but cli.py:40 swallows errors`
+_YET: Final = re.compile(r"\b(?:but|however|except that|apart from|aside from|other than)\b",
+                         re.IGNORECASE)
 _BRIEF: Final = 30  # words: at most this long, an issue naming a row's place restates it
 
 
@@ -441,6 +449,16 @@ class _RowWords:
             if shared > best_shared and 4 * shared >= min(len(words), len(row_words)):
                 best, best_shared = n, shared
         return candidates.pop(best)[0] if best >= 0 else None
+
+
+def _says_again(row: RawFinding | None, issue: RawFinding) -> bool:
+    """Whether a long issue at a row's place says what the row says: at least two of the
+    same significant words, a quarter of the shorter text's (`_RowWords.restated`'s bar)."""
+    if row is None:
+        return False
+    words, row_words = _words(issue.title, issue.description), _words(row.title, row.description)
+    shared = len(words & row_words)
+    return shared >= 2 and 4 * shared >= min(len(words), len(row_words))
 
 
 def _count_word(name: str) -> Callable[[list[Finding]], int]:
