@@ -653,6 +653,24 @@ def test_findings_that_say_nothing_are_never_twins(path: str | None) -> None:
     assert report.stats.findings == 2
 
 
+@pytest.mark.parametrize(("kinds", "merged"), [
+    (("contradiction", "contradiction", "contradiction"), 1),  # what exact compares: equal
+    (("contradiction", "contradiction", "omission"), 2),
+])
+def test_findings_that_say_nothing_but_a_type_and_two_places_are_twins(
+        kinds: tuple[str, ...], merged: int) -> None:
+    # REVIEW12 #18: clarity rows with empty Description and Suggestion cells; seed 000's
+    # exact policy holds identical type, location and counter-location for one finding
+    def bare(kind: str) -> Finding:
+        return finding(40, path="api.md", kind=kind).model_copy(update={
+            "counter_location": build(Location, raw="lib/api.py:12", path="lib/api.py",
+                                      line=12, end_line=None)})
+
+    report = aggregate([result(f"r{k}", bare(kind)) for k, kind in enumerate(kinds)],
+                       NO_RULES)
+    assert report.stats.findings == merged
+
+
 def test_short_findings_about_one_defect_still_merge() -> None:
     report = aggregate([result("a", finding(40, title="Race in `refresh()`")),
                         result("b", finding(40, title="`refresh()` race"))])

@@ -36,7 +36,7 @@ from itertools import chain
 from operator import mul
 from typing import TYPE_CHECKING, Final
 
-from sarp.aggregation.entries import Entry
+from sarp.aggregation.entries import Entry, location_key
 from sarp.model import Location
 
 if TYPE_CHECKING:
@@ -518,11 +518,18 @@ def _twins(items: list[Entry]) -> list[list[int]]:
         text = " ".join(" ".join(part for part in (finding.title, finding.description,
                                                    finding.impact, finding.suggestion)
                                  if part).lower().split())
-        if not text:  # a finding that says nothing is the same as nothing else
-            groups[(position,)].append(position)
-            continue
         place = file_key(entry.path) if entry.path is not None else _block(entry)
-        groups[(place, entry.line, text)].append(position)
+        if text:
+            groups[(place, entry.line, text)].append(position)
+            continue
+        # a finding that says nothing is the same as another only by what exact compares
+        # (seed 000): its type and both its places; with no type or counter-location,
+        # the same as nothing else
+        counter = location_key(finding.counter_location)
+        if entry.type is None and counter is None:
+            groups[(position,)].append(position)
+        else:
+            groups[(place, entry.line, None, entry.type, counter)].append(position)
     nodes: list[list[int]] = []
     for positions in groups.values():
         if len(positions) == 1:  # most findings have no twin
