@@ -66,6 +66,7 @@ KEYS = [
      ["SARP405", "SARP408"]),
     ({"description": "first", "details": "second"}, {"description": "first\n\nsecond"},
      ["SARP408"]),
+    ({"description": "Same.", "message": "Same."}, {"description": "Same."}, ["SARP408"]),
     ({"description": "d", "cwe": "CWE-400", "repro": ["step 1", "step 2"]},
      {"description": "d\n\ncwe: CWE-400\n\nrepro: - step 1\n- step 2"},
      ["SARP414", "SARP414"]),

@@ -588,7 +588,20 @@ def test_where_a_bold_span_closes(text: str, end: int) -> None:
     ("# Review\n\n**1. A lone ` in input hangs the tokenizer (high)** see `tokenize()` at "
      "lexer.py:40.\n\n**2. Slow on long lines (low)**\nlexer.py:90.\n",
      [("A lone ` in input hangs the tokenizer", "high"), ("Slow on long lines", "low")]),
+    # a lone star is text too
+    ("# Review\n\n**1. Wildcard * is not escaped (medium)**\nSee a.py:3.\n\n"
+     "**2. Hidden files skipped (low)**\nb.py:4.\n",
+     [("Wildcard * is not escaped", "medium"), ("Hidden files skipped", "low")]),
 ])
 def test_bold_titles_that_quote_stars_or_backticks(reply: str,
                                                    read: list[tuple[str, str]]) -> None:
     assert [(f.title, f.native_severity) for f in sarp.parse(reply).findings] == read
+
+
+def test_an_sdd_issue_that_opens_with_a_place_is_no_name_and_value() -> None:
+    # `at b.py:90 compares`: the colon is the place's, not a `name: description` split
+    issue = ("- Type-name dispatch at b.py:90 compares names, not types, so subclasses are "
+             "misread | Severity: minor")
+    extra = sarp.parse(SDD_TABLE + issue + "\n").findings[-1]
+    assert (extra.title, extra.location.raw if extra.location else None) == (None, "b.py:90")
+    assert extra.description == issue[2:issue.index(" |")]

@@ -588,7 +588,8 @@ def _finding(b: Builder, item: Any, n: int, line: int) -> None:
         elif target == "confidence":
             raw.confidence = b.confidence_from(str(value))
         elif target in _PROSE and getattr(raw, target):
-            setattr(raw, target, f"{getattr(raw, target)}\n\n{_text(value)}")
+            if _text(value) not in getattr(raw, target):  # the same text twice is once
+                setattr(raw, target, f"{getattr(raw, target)}\n\n{_text(value)}")
         elif getattr(raw, target) is not None and _text(value) != getattr(raw, target):
             # `"severity": "critical", "priority": "P3"`: the first key written wins; the
             # other says something too, so it is kept where a reader sees it

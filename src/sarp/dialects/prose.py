@@ -106,8 +106,9 @@ _LEADING_ID: Final = re.compile(
 _LABELS: Final = "finding|issue|bug|problem|defect|concern"
 # `**3. Tokens come out of order (lines 113-117). Medium.**`: a numbered bold paragraph
 # the text of a bold span: code spans may hold stars (`**1. `X/**` matches X/ (low)**`);
-# a backtick that opens no span is text (`**1. A lone ` hangs it (high)** see `f()`)
-_BOLD_TEXT: Final = r"(?:[^*`\n]|`[^`\n]{1,200}`|`(?![^`\n]*`)|`(?=[^`\n]*\*\*))"
+# a backtick that opens no span is text (`**1. A lone ` hangs it (high)** see `f()`),
+# and so is a lone star (`**1. Wildcard * is not escaped (medium)**`)
+_BOLD_TEXT: Final = r"(?:[^*`\n]|`[^`\n]{1,200}`|`(?![^`\n]*`)|`(?=[^`\n]*\*\*)|\*(?![*\n]))"
 # lead, its severity (if any) said after the title; read in the text fallback only
 # (also labelled, `**Issue 2: title** (High)`, its severity then maybe after the bold)
 _NUMBERED_BOLD: Final = re.compile(

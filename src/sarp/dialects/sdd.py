@@ -22,6 +22,7 @@ from sarp.dialects.prose import read_prose_findings
 from sarp.model import ChecklistItem, ChecklistStatus, Finding, Result, Severity, Status
 from sarp.text.inline import key_value, list_item, strip_emphasis, strip_markup
 from sarp.text.lines import PLAIN, Document
+from sarp.text.locations import looks_like_path
 from sarp.text.tables import find_tables
 from sarp.text.write import inline, location_text, table
 from sarp.vocab import STATUS, normalise_word
@@ -264,6 +265,9 @@ class SddDialect:
             raw = RawFinding(line=i, severity=strip_markup(sev["sev"]) if sev else None,
                              type="issue")
             pair = key_value(body, max_key=120)
+            if pair is not None and pair[1][:1].isdigit() and pair[0].split() \
+                    and looks_like_path(pair[0].split()[-1]):
+                pair = None  # `dispatch at a.py:60 compares ...`: a place, not a name
             if pair is not None:
                 name, desc, _ = pair
                 if common.is_id_like(strip_markup(name)):
