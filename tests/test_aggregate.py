@@ -218,6 +218,23 @@ def test_similar_meets_a_finding_in_every_file_its_location_lists(cell: str,
     assert report.stats.findings == (1 if merged else 2)
 
 
+@pytest.mark.parametrize(("title", "merged"), [
+    ("The docs give the wrong type for `keys` (index.js:16-19; README.md:16)", True),
+    ("The docs give the wrong type for `keys` (index.js:16-19)", False),
+])
+def test_similar_meets_a_finding_in_the_file_its_title_names(title: str,
+                                                             merged: bool) -> None:
+    # path-to-regexp's aphelion item sat at index.js:18; only its title named the README
+    code = finding(18, path="lib/index.js", title=title,
+                   description="The JSDoc and README say keys are strings; the code pushes "
+                               "`{name, optional, offset}` objects.")
+    docs = finding(16, path="README.md", title="README gives the wrong shape of `keys`",
+                   description="It shows `keys = ['bar']`, but each key is an object "
+                               "`{name, optional, offset}`, not a string.")
+    report = aggregate([result("r1", code), result("r2", docs)], NO_RULES)
+    assert report.stats.findings == (1 if merged else 2)
+
+
 def test_two_docs_findings_far_apart_are_not_joined_by_their_counter_locations() -> None:
     # both name nearby code; in the README they are 270 lines apart, two different edits
     def docs(line: int, title: str, description: str, counter: int) -> Finding:

@@ -72,6 +72,7 @@ _TOKEN = re.compile(r"`[^`\n]{1,200}`"
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _LINES = re.compile(r"\b(?:[Ll]ines?|L)\s*(\d{1,7})(?:\s*(?:-|–|to)\s*(\d{1,7}))?"
                     r"((?:\s*(?:,|and)\s*\d{1,7}(?:\s*(?:-|–)\s*\d{1,7})?)*)")
+_FILE_LINE = re.compile(r"(?P<path>[\w./-]{1,200}\.[A-Za-z][A-Za-z0-9]{0,7}):(?P<line>\d{1,7})")
 _MORE_LINES = re.compile(r"(\d{1,7})(?:\s*(?:-|–)\s*(\d{1,7}))?")
 _BUILTINS: Final = frozenset("""list str int len repr print open dict set tuple bytes
 isinstance type iter next range sorted min max any all bool float""".split())  # noqa: SIM905
@@ -330,6 +331,13 @@ def _other_place(entry: Entry) -> Place | None:
         if other is not None:
             return other, tuple(span for path, span in places[:MAX_RANGES]
                                 if _same_file(path, other))
+    # a title that names another file's line: `wrong type for keys (index.js:18;
+    # Readme.md:16)`, where only the code is the location
+    if finding.title and ":" in finding.title:
+        for match in _FILE_LINE.finditer(finding.title, 0, 500):
+            if not _same_file(match["path"], entry.path):
+                line = int(match["line"])
+                return match["path"], ((line, line),)
     return None
 
 
