@@ -545,6 +545,12 @@ RANKED_TITLES = [
     ("## 1. Lock leak—**High**", ("Lock leak", "High")),
     ("## 2. Race in refresh: (Low)", ("Race in refresh", "Low")),
     ("## 3. Lock leak -- **High**", ("Lock leak", "High")),
+    # an id before the title, the rank in parentheses at its end (content-type's plain
+    # review lost three of seven findings into the ones before them)
+    ("### F2. Whitespace around `;` only allows SP (Low–Medium)",
+     ("Whitespace around `;` only allows SP", "Medium")),
+    ("### F4. Duplicate parameters resolve last-wins (Medium, risky behaviour)",
+     ("Duplicate parameters resolve last-wins (Medium, risky behaviour)", "Medium")),
     # a rating or a section of the report, not a defect
     ("## 3. Overall risk (Low, safe to merge)", None),
     ("## 4. Confidence (High, I ran the test suite)", None),

@@ -125,7 +125,9 @@ _AFTER_BOLD: Final = re.compile(
 # numbered headings (`### 1. title`) whose severity, if any, the body says
 _TAIL_RANK: Final = re.compile(
     r"(?P<title>.{3,500}?)(?:(?: [—–-] ?)\**(?P<sev>[A-Za-z]{3,10})\**"
-    r"| [\[(]\**(?P<sev2>[A-Za-z]{3,10})\**[\])]| \*\*(?P<sev3>[A-Za-z]{3,10})\*\*)\.?$")
+    rf"| [\[(]\**(?P<paren>(?:{_RANK_LABEL})?(?P<sev2>[A-Za-z]{{3,10}})"
+    rf"(?:{_RANGE_SEP}(?P<alt>[A-Za-z]{{2,14}}))?(?P<said>[,;:] {_NOTE_TEXT}{{1,120}})?)\**[\])]"
+    r"| \*\*(?P<sev3>[A-Za-z]{3,10})\*\*)\.?$")
 # what a scorecard rates, not a defect: `### Readability — High`, `## Confidence (High)`
 _RATED: Final = re.compile(r"(?:overall |test )?(?:confidence|risk|readability|"
                            r"maintainability|coverage|complexity|quality|priority|effort|"
@@ -592,9 +594,11 @@ def _heading_finding(lines: list[str], kinds: list[int], i: int, end: int,
         if _is_section(title) or _PRAISE.match(title[:200]) is not None:
             return None  # `## 🟢 Verdict: approve`, `## 🟢 Strengths`
     elif (tail := _TAIL_RANK.fullmatch(title)) is not None and normalise_word(
-            word := tail["sev"] or tail["sev2"] or tail["sev3"]) in _RANKS \
-            and _RATED.fullmatch(tail["title"].strip(" *_")) is None:
+            word := tail["sev"] or _worse_of(tail["sev2"] or "", tail["alt"]) or tail["sev3"]
+    ) in _RANKS and _RATED.fullmatch(tail["title"].strip(" *_")) is None:
         severity, title = word, tail["title"].rstrip(" .:—–-")  # `### 1. title — High`
+        if tail["said"]:  # `### F4. title (Medium, risky behaviour)`: the note stays said
+            title = f"{title} ({tail['paren']})"
     elif group is not None and depth > group_level:  # `### title` under `## High`
         severity = group
     if _items_follow(lines, kinds, i + 1, end) and not _fields_follow(lines, i + 1, end) \
@@ -612,6 +616,10 @@ def _heading_finding(lines: list[str], kinds: list[int], i: int, end: int,
     if not title:
         return None
     raw = RawFinding(line=i, severity=severity, title=title)
+    lead = _LEADING_ID.match(title)
+    if lead is not None and lead["sep"] and lead["rest"].strip() \
+            and common.is_id_like(lead["id"]):
+        raw.id, raw.title = lead["id"], lead["rest"].strip()  # `### F1. title (Medium)`
     raw.location = common.location_in(title)
     return raw
 
