@@ -689,6 +689,24 @@ def test_findings_that_say_nothing_but_a_type_and_two_places_are_twins(
     assert report.stats.findings == merged
 
 
+def test_findings_that_say_nothing_need_the_whole_same_place_to_be_twins() -> None:
+    # REVIEW13 #18: exact compares whole places, and never merges findings with none
+    def bare(line: int | None, end: int | None, path: str | None = "api.md") -> Finding:
+        made = finding(line, path=path, kind="security")
+        if made.location is not None and end is not None:
+            made = made.model_copy(update={"location": made.location.model_copy(
+                update={"end_line": end})})
+        return made
+
+    def count(*made: Finding) -> int:
+        return aggregate([result(f"r{k}", f) for k, f in enumerate(made)], NO_RULES) \
+            .stats.findings
+
+    assert count(bare(40, None), bare(40, None)) == 1
+    assert count(bare(40, None), bare(40, 90)) == 2
+    assert count(bare(None, None, None), bare(None, None, None)) == 2
+
+
 def test_short_findings_about_one_defect_still_merge() -> None:
     report = aggregate([result("a", finding(40, title="Race in `refresh()`")),
                         result("b", finding(40, title="`refresh()` race"))])

@@ -67,6 +67,20 @@ KEYS = [
     ({"description": "first", "details": "second"}, {"description": "first\n\nsecond"},
      ["SARP408"]),
     ({"description": "Same.", "message": "Same."}, {"description": "Same."}, ["SARP408"]),
+    # REVIEW13: a place keeps what it says beside its file; no key's text is lost
+    ({"location": "db.py (search function)", "line": 9, "issue": "x"},
+     {"location": "db.py (search function)", "description": "x\n\nplace: line 9"}, ["SARP408"]),
+    ({"file": "src/db.py", "line": "N/A"}, {"location": "src/db.py (N/A)"}, []),
+    ({"file": "db.py", "line": "42:17"}, {"location": "db.py:42"}, []),
+    ({"file": "db.py", "lines": "120-135 (Python 3.12+)"}, {"location": "db.py:120-135"}, []),
+    ({"locations": [{"physicalLocation": {"artifactLocation": {"uri": "db.py"},
+                                          "region": {"startLine": 9, "endLine": 12}}}]},
+     {"location": "db.py:9-12"}, ["SARP408"]),
+    ({"location": {"function": "search"}, "issue": "x"},
+     {"description": 'x\n\nlocation: {"function": "search"}'}, ["SARP408"]),
+    ({"path": "/api/v1/search", "file": "db.py", "line": 9, "issue": "x"},
+     {"location": "/api/v1/search:9", "description": "x\n\nfile: db.py"},
+     ["SARP405", "SARP408"]),
     ({"description": "d", "cwe": "CWE-400", "repro": ["step 1", "step 2"]},
      {"description": "d\n\ncwe: CWE-400\n\nrepro: - step 1\n- step 2"},
      ["SARP414", "SARP414"]),
@@ -102,3 +116,14 @@ def test_a_deeply_nested_value_under_an_unknown_key_keeps_every_finding() -> Non
     assert result.dialect == "json"
     assert [f.title for f in result.findings] == ["SQL injection", "second"]
     assert (result.findings[0].description or "").startswith("extra: - - - ")
+
+
+
+def test_a_deeply_nested_location_keeps_every_finding() -> None:
+    # REVIEW13 #17: the same failure as REVIEW12 #17, through the location reader
+    deep = "[" * 500 + '"a.py:1"' + "]" * 500
+    reply = ('{"status": "FINDINGS", "findings": [{"severity": "major", "title": "SQL '
+             f'injection", "location": {deep}}}, {{"severity": "critical", "title": "second"}}]}}')
+    result = sarp.parse(reply)
+    assert result.dialect == "json"
+    assert [f.title for f in result.findings] == ["SQL injection", "second"]

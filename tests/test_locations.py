@@ -70,8 +70,18 @@ def test_several_places_in_one_cell() -> None:
      [("package/index.js", 72, None, None), ("index.js", 16, "docstring", None)]),
     ("a.py:10, see also b.py:20", ("a.py", 10, None, None), [("b.py", 20, "see also", None)]),
     ("a.py:10, 20 (load)", ("a.py", 10, None, None), [("a.py", 20, None, "load")]),
-    # parentheses that hold commas are one note, not places
-    ("`Lib/shlex.py:181` (also 37, 97, 338)", ("Lib/shlex.py", 181, None, None), []),
+    # REVIEW13: parentheses that list places are places
+    ("`Lib/shlex.py:181` (also 37, 97, 338)", ("Lib/shlex.py", 181, None, None),
+     [("Lib/shlex.py", 37, None, None), ("Lib/shlex.py", 97, None, None),
+      ("Lib/shlex.py", 338, None, None)]),
+    ("`utils.py:45` (also `cli.py:12`, `api.py:88`)", ("utils.py", 45, None, None),
+     [("cli.py", 12, None, None), ("api.py", 88, None, None)]),
+    # the first place with a note on its section (the clarity form), then another file
+    ("package/Readme.md:107 (§ bytes.parse, `b` for bytes), index.js:20",
+     ("package/Readme.md", 107, "bytes.parse, b for bytes", None), [("index.js", 20, None, None)]),
+    # a later line with no file is in the file named just before it
+    ("lib/index.js:16-19; README.md:16, 25", ("lib/index.js", 16, None, None),
+     [("README.md", 16, None, None), ("README.md", 25, None, None)]),
     # words that lead no place stay text
     ("a.py:10, see the docs", ("a.py", 10, None, None), []),
 ])

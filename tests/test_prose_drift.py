@@ -93,6 +93,17 @@ SUCCESS
     ("- None at this time.", 1),
     ("- None (see table).", 1),
     ("- Nothing blocking.", 1),
+    # REVIEW13: sentences that start with None or Nothing report something
+    ("- None, empty bytes and `b'='` all decode to `b''` without an error.", 2),
+    ("- Nothing (not even a warning) is raised on a line over 76 characters.", 2),
+    ("- None-handling: `encodestring(None)` raises `TypeError` deep in `binascii`.", 2),
+    ("- None apart from the row above.", 1),
+    ("- No other issues other than those in the table.", 1),
+    # another rank at the row's place: another defect there, not a restatement
+    ("- Type-name dispatch: `repr1()` at a.py:60 picks the handler by the type's name, so a"
+     " subclass whose name matches a builtin type's is dispatched to the wrong handler and"
+     " printed as if it were the builtin, which hides what the object really holds."
+     " | Severity: critical", 2),
 ])
 def test_sdd_issues_lines_restate_add_or_say_none(issue: str, findings: int) -> None:
     result = sarp.parse(SDD_TABLE + issue + "\n")
@@ -551,16 +562,23 @@ RANKED_TITLES = [
      ("Whitespace around `;` only allows SP", "Medium")),
     ("### F4. Duplicate parameters resolve last-wins (Medium, risky behaviour)",
      ("Duplicate parameters resolve last-wins (Medium, risky behaviour)", "Medium")),
-    # a rating or a section of the report, not a defect
+    # REVIEW13: the note grammar of the bold form (a clause, `priority`)
+    ("## 1. Symlink loops hang the walk (High if `recursive=True`)",
+     ("Symlink loops hang the walk (High if `recursive=True`)", "High")),
+    ("## 5. scandir runs twice (Low priority)", ("scandir runs twice", "Low priority")),
+    # a rating or a section of the report, not a defect, unless its body points at code
     ("## 3. Overall risk (Low, safe to merge)", None),
     ("## 4. Confidence (High, I ran the test suite)", None),
     ("## 5. Recommendations (Medium: do before release)", None),
+    ("## 2. Tests (Medium)", ("Tests", "Medium")),
+    ("## 3. Performance (Low)", ("Performance", "Low")),
 ]
 
 
 @pytest.mark.parametrize(("head", "read"), RANKED_TITLES)
 def test_how_a_numbered_title_ranks_itself(head: str, read: tuple[str, str] | None) -> None:
-    reply = f"# Review\n\n{head}\nThe cache at cache.py:30 is never trimmed.\n"
+    body = "The cache at cache.py:30 is never trimmed." if read else "All 42 tests pass."
+    reply = f"# Review\n\n{head}\n{body}\n"
     found = [(f.title, f.native_severity) for f in sarp.parse(reply).findings]
     assert found == ([read] if read is not None else [])
 
@@ -611,3 +629,36 @@ def test_an_sdd_issue_that_opens_with_a_place_is_no_name_and_value() -> None:
     extra = sarp.parse(SDD_TABLE + issue + "\n").findings[-1]
     assert (extra.title, extra.location.raw if extra.location else None) == (None, "b.py:90")
     assert extra.description == issue[2:issue.index(" |")]
+
+
+
+@pytest.mark.parametrize(("reply", "read"), [
+    # REVIEW13 #3: the text after a numbered bold title on its line starts its description
+    ("# Review\n\n**1. Foo matches files (medium)** — see glob.py:130.\n\n"
+     "**2. Bar leaks handles (low)** See glob.py:140 for the open call.\nMore text.\n",
+     [("Foo matches files", "glob.py:130", "see glob.py:130."),
+      ("Bar leaks handles", "glob.py:140", "See glob.py:140 for the open call.\n\nMore text.")]),
+])
+def test_a_numbered_bold_title_goes_on_on_its_line(reply: str,
+                                                   read: list[tuple[str, str, str]]) -> None:
+    assert [(f.title, f.location.raw if f.location else None, f.description)
+            for f in sarp.parse(reply).findings] == read
+
+
+@pytest.mark.parametrize(("head", "read"), [
+    # REVIEW13 #10: id headings whose parentheses hold a long note, code, or a clause
+    ("### F3 (Low–Medium, performance and memory on very large directory trees): scandir "
+     "twice", ("F3", "Medium")),
+    ("### F7 (Low, see `_iglob(root, pattern)`): the root is joined twice", ("F7", "Low")),
+    ("### F8 (High if `recursive=True`): symlink loops never end", ("F8", "High")),
+    # #15: a stop ends only a short id; `CVE-2023-1234.` is part of the title
+    ("### HIGH: CVE-2023-1234. Path traversal in tar extraction", ("F2", "HIGH")),
+    # #1: a severity group named with its urgency
+    ("## High / Must fix\n\n- `glob.py:120`: symlink loops hang the walk.", (None, "High")),
+])
+def test_id_and_group_heads(head: str, read: tuple[str | None, str]) -> None:
+    reply = f"# Review\n\n### F1 (Low): first\nglob.py:10.\n\n{head}\nglob.py:90 is wrong.\n"
+    second = sarp.parse(reply).findings[1]
+    assert (second.id if read[0] else None, second.native_severity) == read
+    if "CVE" in head:
+        assert second.title == "CVE-2023-1234. Path traversal in tar extraction"

@@ -531,13 +531,14 @@ def _twins(items: list[Entry]) -> list[list[int]]:
             groups[(place, entry.line, text)].append(position)
             continue
         # a finding that says nothing is the same as another only by what exact compares
-        # (seed 000): its type and both its places; with no type or counter-location,
-        # the same as nothing else
+        # (seed 000): its type and both its places, whole; with no location, or with
+        # neither a type nor a counter-location, the same as nothing else
+        where = location_key(finding.location)
         counter = location_key(finding.counter_location)
-        if entry.type is None and counter is None:
-            groups[(position,)].append(position)
+        if where is None or (entry.type is None and counter is None):
+            groups[(position,)].append(position)  # the same place needs a place
         else:
-            groups[(place, entry.line, None, entry.type, counter)].append(position)
+            groups[(where, entry.type, counter)].append(position)
     nodes: list[list[int]] = []
     for positions in groups.values():
         if len(positions) == 1:  # most findings have no twin

@@ -505,15 +505,18 @@ def _place_text(file: Any, line: Any, lines: Any, end: Any) -> str:
     """A location cell from a finding's place keys: `a.py:29-31, 65`, or `line 9` when
     no file is named (the line is kept even so)."""
     ranges = []
+    note = ""
     if line is not None:  # `line` names where the finding starts; `lines` may add more
-        ranges = _ranges(line) or ([str(line)] if str(line).strip() else [])
+        ranges = _ranges(line)
+        note = "" if ranges else str(line).strip()  # `"line": "N/A"`: no line, a note
         last = _ranges(end)
         if ranges and last and "-" not in ranges[0]:
             ranges[0] = f"{ranges[0]}-{last[0].split('-')[-1]}"
     ranges += [more for more in _ranges(lines) if more not in ranges]
     if file is None or not str(file).strip():
-        return f"line {', '.join(ranges)}" if ranges else ""
-    return f"{file}:{', '.join(ranges)}" if ranges else str(file)
+        return f"line {', '.join(ranges)}" if ranges else (f"line {note}" if note else "")
+    return f"{file}:{', '.join(ranges)}" if ranges else (
+        f"{file} ({note})" if note else str(file))
 
 
 def _ranges(value: Any) -> list[str]:
@@ -523,9 +526,10 @@ def _ranges(value: Any) -> list[str]:
         return []
     if isinstance(value, int):
         return [str(value)]
-    if isinstance(value, str):
+    if isinstance(value, str):  # each part from its start: `42:17` is line 42, column 17
         return [f"{m[1]}-{m[2]}" if m[2] else m[1]
-                for m, _ in zip(_RANGE_TEXT.finditer(value), range(_MAX_RANGES), strict=False)]
+                for part in value.split(",", _MAX_RANGES)[:_MAX_RANGES]
+                if (m := _RANGE_TEXT.match(part.strip(" ;"))) is not None]
     if isinstance(value, dict):
         named = {key_name(k): v for k, v in value.items()}
         start = named.get("start", named.get("start_line", named.get("from")))
@@ -578,12 +582,22 @@ def _finding(b: Builder, item: Any, n: int, line: int) -> None:
         if value is None:
             continue
         if target in _PLACE:
-            place.setdefault(target, value)
+            if target not in place:
+                place[target] = value
+            elif target != "column" and _text(value) != _text(place[target]):
+                # `"path": "/api/search", "file": "db.py"`: both kept, the first as the place
+                b.diag("SARP405", line, path=f"findings[{n}].{key}",
+                       problem=f"gives the {target} a second time; kept in the description",
+                       hint=f"Give the {target} once.")
+                kept.append(f"{key}: {_text(value)}")
         elif target in ("location", "counter_location"):
             text = _location_cell(value)
-            if getattr(raw, target) is None:
+            if text is None:  # no place read from it: its text is kept
+                if value not in ("", [], {}):
+                    kept.append(f"{key}: {_text(value)}")
+            elif getattr(raw, target) is None:
                 setattr(raw, target, text)
-            elif text:
+            else:
                 kept.append(f"{key}: {text}")
         elif target == "confidence":
             raw.confidence = b.confidence_from(str(value))
@@ -611,6 +625,7 @@ def _finding(b: Builder, item: Any, n: int, line: int) -> None:
         loc = parse_location(raw.location)
         file = place.get("file")
         if loc is not None and loc.path is not None and loc.line is None \
+                and raw.location.strip().strip("`") == loc.path \
                 and (file is None or str(file) == loc.path) \
                 and (place.get("line") is not None or place.get("lines") is not None):
             # `"location": "db.py", "line": 9`: the line goes with the place named
@@ -621,14 +636,23 @@ def _finding(b: Builder, item: Any, n: int, line: int) -> None:
     b.add(raw)
 
 
-def _location_cell(value: Any) -> str | None:
-    """A location value as a cell: text as written, an object by its keys, a list of
-    either (SARIF's `locations`) as places one after another."""
+def _location_cell(value: Any, depth: int = 0) -> str | None:
+    """A location value as a cell: text as written, an object by its keys (SARIF's
+    `physicalLocation` too), a list of either as places one after another."""
     if isinstance(value, dict):
+        named = {key_name(k): v for k, v in value.items()}
+        physical = named.get("physical_location")
+        if isinstance(physical, dict):  # {"physicalLocation": {"artifactLocation": ...}}
+            artifact = physical.get("artifactLocation")
+            region = physical.get("region")
+            value = {"uri": artifact.get("uri") if isinstance(artifact, dict) else None,
+                     **(region if isinstance(region, dict) else {})}
         loc = _location(value)
         return loc.raw if loc is not None and loc.raw else None
     if isinstance(value, list):
-        cells = [cell for item in value[:64] if (cell := _location_cell(item))]
+        if depth >= 4:
+            return None
+        cells = [cell for item in value[:64] if (cell := _location_cell(item, depth + 1))]
         return "; ".join(cells) or None
     return str(value) if str(value).strip() else None
 

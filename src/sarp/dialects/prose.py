@@ -51,7 +51,7 @@ _HEAD: Final = re.compile(
 )
 _ID_SEV_HEAD: Final = re.compile(
     rf"(?P<id>{common.ID})(?: ?[:—–-])? ?[(\[]"
-    r"(?P<sev>[^()\[\]]{2,60})[)\]] ?(?:[:—–-] ?)?(?P<title>.{0,500})$"
+    r"(?P<sev>(?:[^()\[\]`]|`[^`\n]{1,80}`){2,160})[)\]] ?(?:[:—–-] ?)?(?P<title>.{0,500})$"
 )
 # Parentheses that rank a finding: a rank, maybe a second one (a range: the worse word
 # counts), maybe a note. The note may quote code with parentheses: `(Low, see `f()`)`.
@@ -61,7 +61,8 @@ _RANK_LABEL: Final = r"(?:[Ss]everity|[Pp]riority):? "  # `(Severity: High)`
 # what the parentheses of `F4 (Low–Medium, performance): title` hold
 _RANK_NOTE: Final = re.compile(
     rf"(?:{_RANK_LABEL})?(?P<sev>[A-Za-z]{{2,14}}(?: [A-Za-z]{{2,10}})?)"
-    rf"(?:{_RANGE_SEP}(?P<alt>[A-Za-z]{{2,14}}))?(?:[,;:] (?P<note>.{{1,50}}))?$")
+    rf"(?:{_RANGE_SEP}(?P<alt>[A-Za-z]{{2,14}}))?(?:(?:[,;:]| (?=(?:if|when|unless|but|for) ))"
+    rf" ?(?P<note>.{{1,150}}))?$")
 # `F1 — High: title`, `F4 — High (when x is used): title`: an id, then the severity
 # word (maybe qualified) and a colon or dash
 _ID_DASH_SEV_HEAD: Final = re.compile(
@@ -80,13 +81,14 @@ _BRACKET_HEAD: Final = re.compile(
 _TRAILING_SEV_HEAD: Final = re.compile(
     r"#{2,6} #?\d{1,3}[.):] (?P<title>.{3,500}?) ?(?:[—–-]{1,2} ?)?"
     rf"(?:\((?P<paren>(?:{_RANK_LABEL})?(?P<sev>[A-Za-z]{{2,14}}(?: [A-Za-z]{{2,10}})?)"
-    rf"(?:{_RANGE_SEP}(?P<alt>[A-Za-z]{{2,14}}))?(?P<said>[,;:] {_NOTE_TEXT}{{1,120}})?)\)"
+    rf"(?:{_RANGE_SEP}(?P<alt>[A-Za-z]{{2,14}}))?(?P<said>(?:[,;:]| (?:if|when|but|because|"
+    rf"since|unless|only|for|[—–-])) {_NOTE_TEXT}{{1,120}})?)\)"
     r"|\*\*(?P<bold>[A-Za-z]{2,14})(?: \([^()*]{1,40}\))?\*\*"
     rf"(?: \((?P<note>{_NOTE_TEXT}{{1,200}})\))?)\.?$")
 _RANKS: Final = frozenset({
     "critical", "high", "medium", "low", "major", "minor", "important", "nit", "suggestion",
     "trivial", "severe", "moderate", "blocker", "high severity", "medium severity",
-    "low severity"})
+    "low severity", "high priority", "medium priority", "low priority"})
 # `[HIGH] text`, `(minor): text`, `WARNING: text`: a severity leading a list item
 _BULLET: Final = re.compile(r"[\[(](?P<sev>[A-Za-z]{2,14})[\])]\s?[:—–-]?\s?"
                             r"|(?P<sev2>[A-Z]{4,14}|(?i:critical|high|medium|low|major|minor|"
@@ -102,6 +104,16 @@ _NOT_GROUPS: Final = frozenset({"note", "notes", "blocker", "blockers", "error",
 _LEADING_ID: Final = re.compile(
     rf"(?P<id>{common.ID})"
     r"(?:(?P<sep>\s?[:—–]\s?|\s-\s|\.\s)|\s(?=`)|$)(?P<rest>.{0,500})$")
+_SHORT_ID: Final = re.compile(r"[A-Z]{1,3}\d{1,3}")  # W1, SEC12: may end with a stop
+
+
+def _leading_id(text: str) -> re.Match[str] | None:
+    """`W1: title`, `SEC-4 — title`, `W1. title`; not `CVE-2023-1234. title` (a stop
+    ends only a short id)."""
+    match = _LEADING_ID.match(text)
+    if match is not None and match["sep"] == ". " and not _SHORT_ID.fullmatch(match["id"]):
+        return None
+    return match
 # the words a plain review labels its findings with: `Finding 1:`, `**Issue 2:**`
 _LABELS: Final = "finding|issue|bug|problem|defect|concern"
 # `**3. Tokens come out of order (lines 113-117). Medium.**`: a numbered bold paragraph
@@ -205,7 +217,7 @@ class HeadLine:
     def finding(self, line: int) -> RawFinding:
         raw = RawFinding(line=line, severity=self.severity, title=self.title or None,
                          id=self.id)
-        lead = _LEADING_ID.match(self.title) if self.title and not self.id else None
+        lead = _leading_id(self.title) if self.title and not self.id else None
         if lead is not None and common.is_id_like(lead["id"]):
             raw.id, raw.title = lead["id"], lead["rest"].strip() or None
         suffix = _AGENT_SUFFIX.match(self.title) if self.title else None
@@ -226,22 +238,22 @@ def _bracket_head(text: str) -> tuple[str, str, bool, str | None] | None:
     return match["sev"], match["title"].strip().strip("*").strip(), False, None
 
 
-def _trailing_head(line: str) -> HeadLine | None:
-    """`### 1. title (Medium)` -> its head, or None."""
+def _trailing_head(line: str) -> tuple[HeadLine, bool] | None:
+    """`### 1. title (Medium)` -> its head, and whether its title names a rating or a
+    report section (`## 4. Confidence (High)`, `## 2. Tests (Medium)`), or None."""
     match = _TRAILING_SEV_HEAD.match(line)
     if match is None:
         return None
     word = _worse_of(match["sev"], match["alt"]) if match["sev"] else match["bold"]
     if normalise_word(word) not in _RANKS:
         return None
-    title = match["title"].strip().strip("*").strip().rstrip(" —–-:")
-    if _RATED.fullmatch(title) is not None or _is_section(title):
-        return None  # `## 4. Confidence (High, I ran the tests)`: a rating, not a defect
+    title = match["title"].strip().strip("*").strip().rstrip(" —–:").removesuffix(" -")
+    rated = _RATED.fullmatch(title) is not None or _is_section(title)
     if title.endswith(".") and not title.endswith(".."):
         title = title[:-1]  # `## 2. title. **Low**`: the stop ends the title sentence
     if match["note"] or match["said"]:  # what qualifies the severity stays said
         title = f"{title} ({match['note'] or match['paren']})"
-    return HeadLine(word, title, False, "a numbered heading", "")
+    return HeadLine(word, title, False, "a numbered heading", ""), rated
 
 
 def _parse_head(text: str) -> tuple[str, str, bool, str | None] | None:
@@ -314,8 +326,10 @@ def severity_group(line: str, *, urgency: bool = False) -> str | None:
         return None
     text = _GROUP_TAIL.sub("", text).strip(" *:")
     if "/" in text:  # `**Low / nits**`: the worse of the severities it names
-        words = [w.strip() for w in text.split("/")]
-        if all(normalise_word(w) in SEVERITY_WORDS for w in words):  # not `X/**` (low)
+        # (not a title quoting code: `**1. `X/**` returns X/ (medium)**`)
+        words = [w.strip() for w in text.split("/") if normalise_word(w) in SEVERITY_WORDS] \
+            if "`" not in text else []
+        if words:
             text = words[0]
             for word in words[1:]:
                 text = word if worse(word, text) else text
@@ -360,7 +374,13 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
         if head is None and loose:
             head = _urgent_head(stripped)
         if head is None and loose:
-            head = _trailing_head(stripped)
+            trailing = _trailing_head(stripped)
+            head = trailing[0] if trailing is not None else None
+            if trailing is not None and trailing[1] and _body_says(
+                    doc.lines, i, _heading_end(doc.lines, doc.kinds, i, end,
+                                               len(stripped) - len(stripped.lstrip("#")))
+            ) != "place":
+                head = None  # `## 4. Confidence (High, I ran the tests)`: a rating
             if head is not None and _items_follow(doc.lines, doc.kinds, i + 1, end):
                 # `## 2. Security issues (High)` over a list: a severity group, whose items
                 # are the findings
@@ -427,7 +447,8 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
             continue
         numbered = _NUMBERED_BOLD.match(stripped) if loose else None
         if numbered is not None:
-            i = _add_block(b, _numbered_finding(numbered, i), end, loose=loose)
+            raw, tail = _numbered_finding(numbered, i)
+            i = _add_block(b, raw, end, loose=loose, lead=tail)
             count += 1
             group = None
             continue
@@ -616,7 +637,7 @@ def _heading_finding(lines: list[str], kinds: list[int], i: int, end: int,
     if not title:
         return None
     raw = RawFinding(line=i, severity=severity, title=title)
-    lead = _LEADING_ID.match(title)
+    lead = _leading_id(title)
     if lead is not None and lead["sep"] and lead["rest"].strip() \
             and common.is_id_like(lead["id"]):
         raw.id, raw.title = lead["id"], lead["rest"].strip()  # `### F1. title (Medium)`
@@ -744,11 +765,14 @@ def _items_follow(lines: list[str], kinds: list[int], start: int, end: int) -> b
 
 
 def _add_block(b: Builder, raw: RawFinding, end: int, stop: int | None = None, *,
-               loose: bool = False) -> int:
-    """Record `raw` with the body under its head line (to `stop`, else the next head);
-    returns where the next block starts."""
+               loose: bool = False, lead: str = "") -> int:
+    """Record `raw` with the body under its head line (to `stop`, else the next head),
+    after `lead`, the text its head line goes on with; returns where the next block
+    starts."""
     stop = _next_head(b, raw.line, end, loose) if stop is None else stop
     common.read_body(b, raw, raw.line + 1, stop)
+    if lead:
+        raw.description = f"{lead}\n\n{raw.description}" if raw.description else lead
     raw.location = raw.location or common.location_in(raw.description)
     b.add(raw)
     return stop
@@ -789,7 +813,17 @@ def _bold_led_finding(line: str, at: int) -> RawFinding | None:
     return raw
 
 
-def _numbered_finding(match: re.Match[str], line: int) -> RawFinding:
+def _numbered_finding(match: re.Match[str], line: int) -> tuple[RawFinding, str]:
+    """The finding a numbered bold title opens, and the text after the bold on its line
+    (`**1. title (medium)** — see glob.py:130.`: the start of its description)."""
+    raw, after = _numbered_head(match, line)
+    tail = match.string[after:].strip().lstrip(")]").strip().lstrip("—–-:.").strip()
+    if tail:
+        raw.location = common.location_in(tail)
+    return raw, tail
+
+
+def _numbered_head(match: re.Match[str], line: int) -> tuple[RawFinding, int]:
     inner = match["inner"].strip()
     # a rank inside code is code (`Priority(high)`, `randint(low, high)`): the search
     # reads the title with code spans blanked, so its positions are the title's
@@ -798,18 +832,21 @@ def _numbered_finding(match: re.Match[str], line: int) -> RawFinding:
         word = _worse_of(noted["sev"], noted["alt"])
         # the parentheses go with the rank; a note in them stays in the title
         title = inner if noted["note"] else inner[:noted.start()] + inner[noted.end():]
-        return RawFinding(line=line, severity=word, title=title.strip().rstrip("."))
+        return RawFinding(line=line, severity=word, title=title.strip().rstrip(".")), \
+            match.end()
     # the severity follows the title: after its closing parenthesis, or its first
     # sentence; a word inside the title ("the high bit") is not a severity
     cut = inner.rfind(")")
     cut = cut if cut >= 0 else inner.find(". ")
     said = _LOOSE_SEVERITY.search(inner[cut + 1:]) if cut >= 0 else None
     title = inner[:cut + 1].strip() if said is not None else inner
+    after = match.end()
     if said is None:  # `**Issue 2: title** (High)`: right after the bold
         said = _AFTER_BOLD.match(match.string, match.end())
+        after = said.end() if said is not None else after
     raw = RawFinding(line=line, severity=said.group(1) if said else None)
     raw.title = title.rstrip(".")
-    return raw
+    return raw, after
 
 
 # a rank in parentheses in a bold title, maybe two (the worse counts) and a note:
@@ -843,7 +880,7 @@ def _id_lead(line: str) -> tuple[str, str, str | None] | None:
         lead = line
     else:
         return None
-    match = _LEADING_ID.match(lead)
+    match = _leading_id(lead)
     if match is not None and lead is line and (
             not match["sep"] or _PLAIN_LEAD_ID.fullmatch(match["id"]) is None):
         return None  # a plain paragraph needs `W1:` or `W1 –`, not "F1 is" or "OAuth2:"

@@ -418,12 +418,12 @@ def _words(*texts: str | None) -> set[str]:
 _NO_ISSUES: Final = re.compile(
     r"(?:none|n/a|nothing(?: else| blocking| further| more)?|"
     r"no (?:other |further |additional |new |more )?(?:issues|problems|findings|concerns))"
-    r"(?:\s?[—–(,-].*| (?:beyond|besides|other than|outside|apart from|except|found|to report|"
+    r"(?:(?: [—–-] | ?\()(?=.*\b(?:table|above|below|covered|listed|findings|see)\b).*"
+    r"| (?:beyond|besides|other than|outside|apart from|except|found|to report|"
     r"further|additional|else|identified|noted|at this time|so far|blocking)\b.*)?",
     re.IGNORECASE)
 # ... but it goes on to report one: `No other issues, but cli.py:40 swallows errors`
-_YET: Final = re.compile(r"\b(?:but|however|except that|apart from|aside from|other than)\b",
-                         re.IGNORECASE)
+_YET: Final = re.compile(r"\b(?:but|except that)\b", re.IGNORECASE)
 _BRIEF: Final = 30  # words: at most this long, an issue naming a row's place restates it
 
 
@@ -458,8 +458,9 @@ class _RowWords:
 def _says_again(row: RawFinding | None, issue: RawFinding) -> bool:
     """Whether a long issue at a row's place says what the row says: at least two of the
     same significant words, a quarter of the shorter text's (`_RowWords.restated`'s bar)."""
-    if row is None:
-        return False
+    if row is None or (issue.severity and row.severity and normalise_word(issue.severity)
+                       != normalise_word(row.severity)):
+        return False  # another rank: another defect at that place
     words, row_words = _words(issue.title, issue.description), _words(row.title, row.description)
     shared = len(words & row_words)
     return shared >= 2 and 4 * shared >= min(len(words), len(row_words))

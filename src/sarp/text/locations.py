@@ -32,6 +32,10 @@ _LINES_WORD: Final = re.compile(
     r"(?:\(\s?)?(?:lines?|L|ll?\.)\s?(?P<a>\d{1,9})(?:\s?(?:[-–]|to)\s?L?(?P<b>\d{1,9}))?\s?\)?",
     re.IGNORECASE,
 )
+# parentheses that list more places: `a.py:45 (also cli.py:12, api.py:88)`, `(88, 96-99)`
+_ONE_PLACE: Final = r"(?:[\w./-]{1,200}:)?\d{1,9}(?:[-–]\d{1,9})?"
+_ALSO: Final = re.compile(rf" ?\((?:also|see also|and|plus|cf\.?)? ?"
+                          rf"(?P<places>{_ONE_PLACE}(?:, ?{_ONE_PLACE}){{0,64}})\)")
 _VERSUS: Final = re.compile(r" (?:vs\.?|versus|↔|<->) ", re.IGNORECASE)
 _COMMA: Final = re.compile(r"[,;] ?")
 _EXTENSION: Final = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
@@ -146,9 +150,12 @@ def _read(raw: str) -> tuple[_Place, ...] | None:
     text = strip_emphasis(raw.strip()).replace("`", "").strip()
     if text.lower() in NO_LOCATION:
         return None
-    parts = _split_places(text)
-    first = _parse_place(parts[0], None)
-    return (first, *(_parse_place(part, first.path) for part in parts[1:]))
+    parts = _split_places(_ALSO.sub(r", \g<places>", text) if "(" in text else text)
+    places = [_parse_place(parts[0], None)]
+    for part in parts[1:]:  # a later place with no file is in the file named before it
+        places.append(_parse_place(part, next(
+            (p.path for p in reversed(places) if p.path is not None), None)))
+    return tuple(places)
 
 
 def _parse_place(text: str, default_path: str | None) -> _Place:
@@ -171,6 +178,15 @@ def _parse_place(text: str, default_path: str | None) -> _Place:
             return loc
 
     rest = text
+    match = _PATH_LINE.match(rest)
+    if match is not None and looks_like_path(match["path"]) and rest.endswith(")") \
+            and rest[match.end():].lstrip().startswith("("):
+        # `Readme.md:107 (§ bytes.parse, Returns)`: the place, then a note on it
+        loc.path = match["path"]
+        loc.line = _int(match["a"] or match["c"])
+        loc.end_line = _int(match["b"] or match["d"])
+        _note(loc, rest[match.end():].strip()[1:-1].strip())
+        return loc
     if "§" in rest:  # doc.md § Section (L40-44)
         left, _, right = rest.partition("§")
         left = left.strip()
