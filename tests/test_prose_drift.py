@@ -662,3 +662,24 @@ def test_id_and_group_heads(head: str, read: tuple[str | None, str]) -> None:
     assert (second.id if read[0] else None, second.native_severity) == read
     if "CVE" in head:
         assert second.title == "CVE-2023-1234. Path traversal in tar extraction"
+
+
+@pytest.mark.parametrize(("reply", "read"), [
+    # string.py's plain review: `### F1 — title (Medium) — lines 216–230`, read as an
+    # ADR-013 reply with none of its 12 findings
+    ("# Review\n\n**Verdict: changes requested.**\n\n## Formatter\n\n### F1 — Numbering "
+     "check misses compound names (Medium) — lines 216–230\n\nIt reuses argument 0.\n\n"
+     "### F5 — Unrestricted attribute access (Medium, security) — lines 303–307\n\n"
+     "Any attribute chain is followed.\n",
+     [("F1", "Medium", "Numbering check misses compound names (lines 216–230)"),
+      ("F5", "Medium", "Unrestricted attribute access (Medium, security) (lines 303–307)")]),
+    # its Aphelion review: `**W1 (lines 216-230): title.**` leads, 21 findings read of 10
+    ("## Warnings\n\n**W1 (lines 10-12): the cache is never cleared.**\nKeys stay:\n"
+     "- after a reload\n\n**W2 (line 20): retries ignore the timeout.**\nSeen twice.\n\n"
+     + BLOCK,
+     [("W1", "WARNING", "the cache is never cleared"),
+      ("W2", "WARNING", "retries ignore the timeout")]),
+])
+def test_ids_with_a_title_and_a_rank_or_a_place(reply: str,
+                                                read: list[tuple[str, str, str]]) -> None:
+    assert [(f.id, f.native_severity, f.title) for f in sarp.parse(reply).findings] == read

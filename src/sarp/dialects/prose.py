@@ -68,6 +68,10 @@ _RANK_NOTE: Final = re.compile(
 _ID_DASH_SEV_HEAD: Final = re.compile(
     rf"(?P<id>{common.ID}) ?[—–-] ?(?P<sev>[A-Za-z]{{2,14}})(?: \([^()]{{1,80}}\))?(?::| [—–-]) ?"
     r"(?P<title>.{1,500})$")
+_ID_TITLE_RANK: Final = re.compile(
+    rf"(?P<id>{common.ID}) ?[—–:-] ?(?P<title>.{{3,400}}?) \((?P<paren>(?:{_RANK_LABEL})?"
+    rf"(?P<sev>[A-Za-z]{{2,14}}(?: [A-Za-z]{{2,10}})?)(?:{_RANGE_SEP}(?P<alt>[A-Za-z]{{2,14}}))?"
+    rf"(?P<said>[,;:] {_NOTE_TEXT}{{1,120}})?)\)(?: ?[—–-] ?(?P<place>.{{1,200}}))?$")
 _BRACKET_HEAD: Final = re.compile(
     r"(?:#?\d{1,3}[.):]?\s)?[\[(](?P<sev>[A-Za-z]{2,14}(?: [A-Za-z]{2,10})?)[\])]\s?[:—–-]?\s?"
     r"(?P<title>.{1,500})$")
@@ -102,7 +106,7 @@ _EMOJI: Final = frozenset("🔴🟠🟡🟢🔵🟣🟤⚪⚫⚠❌🚨💡ℹ�
 _SEVERITY_EMOJI: Final = frozenset("🔴🟠🟡🟢⚪🔵🟣")
 _NOT_GROUPS: Final = frozenset({"note", "notes", "blocker", "blockers", "error", "info"})
 _LEADING_ID: Final = re.compile(
-    rf"(?P<id>{common.ID})"
+    rf"(?P<id>{common.ID})(?: \((?P<where>[^()]{{1,120}})\)(?=[:—–]| -))?"  # `W1 (lines 2-9):`
     r"(?:(?P<sep>\s?[:—–]\s?|\s-\s|\.\s)|\s(?=`)|$)(?P<rest>.{0,500})$")
 _SHORT_ID: Final = re.compile(r"[A-Z]{1,3}\d{1,3}")  # W1, SEC12: may end with a stop
 
@@ -256,8 +260,23 @@ def _trailing_head(line: str) -> tuple[HeadLine, bool] | None:
     return HeadLine(word, title, False, "a numbered heading", ""), rated
 
 
+def _id_title_rank_head(text: str) -> tuple[str, str, bool, str | None] | None:
+    """`F1 — title (Medium) — lines 216–230`: an id, the title, its rank in parentheses,
+    maybe a place after it (kept in the title: a line-only place is no location)."""
+    match = _ID_TITLE_RANK.match(text.strip())
+    if match is None or normalise_word(match["sev"]) not in SEVERITY_WORDS:
+        return None
+    title = match["title"].strip().strip("*").strip()
+    if match["said"]:
+        title = f"{title} ({match['paren']})"
+    if match["place"]:
+        title = f"{title} ({match['place'].strip()})"
+    return _worse_of(match["sev"], match["alt"]), title, False, match["id"]
+
+
 def _parse_head(text: str) -> tuple[str, str, bool, str | None] | None:
-    return _severity_head(text) or _id_severity_head(text) or _bracket_head(text)
+    return _severity_head(text) or _id_severity_head(text) or _bracket_head(text) \
+        or _id_title_rank_head(text)
 
 
 def finding_head_line(line: str) -> HeadLine | None:
@@ -887,6 +906,8 @@ def _id_lead(line: str) -> tuple[str, str, str | None] | None:
     if match is None or not match["rest"].strip() or not common.is_id_like(match["id"]):
         return None
     title, place = _after_places(match["rest"].strip())
+    if place is None and match["where"]:  # `**W1 (lines 216-230): title.**`
+        place = match["where"]
     return match["id"], title.rstrip("."), place
 
 
