@@ -683,3 +683,16 @@ def test_id_and_group_heads(head: str, read: tuple[str | None, str]) -> None:
 def test_ids_with_a_title_and_a_rank_or_a_place(reply: str,
                                                 read: list[tuple[str, str, str]]) -> None:
     assert [(f.id, f.native_severity, f.title) for f in sarp.parse(reply).findings] == read
+
+
+@pytest.mark.parametrize(("item", "kept"), [
+    # string.py's chat review: a numbered item that warns of a risk is a finding, though
+    # it says "not a bug"
+    ("9. **Risk, not a bug: don't run `Formatter` on untrusted strings (lines 296–309).**"
+     " `get_field` follows any attribute chain.", True),
+    ("9. **`quote()` handles bytes fine, not a bug (lines 296–309).**", False),
+])
+def test_a_numbered_item_that_warns_is_a_finding(item: str, kept: bool) -> None:
+    reply = "Had a look. A few things:\n\n1. **Numbering breaks (line 223).** Wrong output.\n" \
+            + item + "\n"
+    assert len(sarp.parse(reply).findings) == (2 if kept else 1)

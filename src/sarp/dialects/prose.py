@@ -524,7 +524,7 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
                 pass  # (the oldest rule: never hushed)
             elif not hushed and (place or _LINE_MENTION.search(text)
                                  or (_ORDERED.match(line) and plain != text.lstrip())) \
-                    and not _BENIGN.search(_lead_of(text)):
+                    and not _says_benign(_lead_of(text)):
                 # (`7. **Copy path: exec bit for str only** (72)`: a numbered bold title)
                 label = _LABELLED.search(text)
                 if label is None and _ORDERED.match(line) is None and not _bold_titled(text):
@@ -674,6 +674,16 @@ _PRAISE: Final = re.compile(r"\W*(?:\d{1,3}[.)] )?(?:strengths?|positives?|what 
                             r"(?:what|things that) (?:is|are|looks?|seems?) fine|good parts|"
                             r"praise|kudos|well done|checked and fine|no issues)\b",
                             re.IGNORECASE)
+# "Risk, not a bug: ..." warns all the same
+_RISKY: Final = re.compile(
+    r"(?<![\w-])(?:risk|risky|unsafe|dangerous|danger|trap|footgun)(?![\w-])", re.IGNORECASE)
+
+
+def _says_benign(lead: str) -> bool:
+    """An item's lead says all is well (`handles `Path` fine`), and warns of nothing."""
+    return _BENIGN.search(lead) is not None and _RISKY.search(lead) is None
+
+
 # a section body or an item that says all is well
 _ALL_WELL: Final = re.compile(r"(?<![\w-])(?:(?:this|it|that) (?:is|was|looks) (?:correct|fine|"
                               r"right|ok)|no (?:issues?|problems?|bugs?) (?:found|here|there)|"
