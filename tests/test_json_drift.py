@@ -67,6 +67,11 @@ KEYS = [
     ({"description": "first", "details": "second"}, {"description": "first\n\nsecond"},
      ["SARP408"]),
     ({"description": "Same.", "message": "Same."}, {"description": "Same."}, ["SARP408"]),
+    # a shorter text inside the first is still said (its framing is the key's)
+    ({"description": "Concatenates the parts.", "details": "Concatenates"},
+     {"description": "Concatenates the parts.\n\nConcatenates"}, ["SARP408"]),
+    # the same value in another case is the same value
+    ({"severity": "High", "priority": "high"}, {"severity": "critical"}, ["SARP202", "SARP408"]),
     # REVIEW13: a place keeps what it says beside its file; no key's text is lost
     ({"location": "db.py (search function)", "line": 9, "issue": "x"},
      {"location": "db.py (search function)", "description": "x\n\nplace: line 9"}, ["SARP408"]),

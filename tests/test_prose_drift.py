@@ -651,6 +651,8 @@ def test_a_numbered_bold_title_goes_on_on_its_line(reply: str,
      "twice", ("F3", "Medium")),
     ("### F7 (Low, see `_iglob(root, pattern)`): the root is joined twice", ("F7", "Low")),
     ("### F8 (High if `recursive=True`): symlink loops never end", ("F8", "High")),
+    ("### F6 (docs, Low): the docstring is wrong", ("F6", "Low")),
+    ("### F2 (High confidence, Medium severity): scandir runs twice", ("F2", "Medium")),
     # #15: a stop ends only a short id; `CVE-2023-1234.` is part of the title
     ("### HIGH: CVE-2023-1234. Path traversal in tar extraction", ("F2", "HIGH")),
     # #1: a severity group named with its urgency

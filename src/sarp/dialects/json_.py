@@ -602,16 +602,17 @@ def _finding(b: Builder, item: Any, n: int, line: int) -> None:
         elif target == "confidence":
             raw.confidence = b.confidence_from(str(value))
         elif target in _PROSE and getattr(raw, target):
-            if _text(value) not in getattr(raw, target):  # the same text twice is once
+            if _text(value) not in getattr(raw, target).split("\n\n"):  # the same text once
                 setattr(raw, target, f"{getattr(raw, target)}\n\n{_text(value)}")
-        elif getattr(raw, target) is not None and _text(value) != getattr(raw, target):
+        elif getattr(raw, target) is not None \
+                and _text(value).strip().lower() != getattr(raw, target).strip().lower():
             # `"severity": "critical", "priority": "P3"`: the first key written wins; the
             # other says something too, so it is kept where a reader sees it
             b.diag("SARP405", line, path=f"findings[{n}].{key}",
                    problem=f"gives {target} a second time; kept in the description",
                    hint=f"Give {target} once.")
             kept.append(f"{key}: {_text(value)}")
-        else:
+        elif getattr(raw, target) is None:
             setattr(raw, target, _text(value))
     if kept:
         raw.description = "\n\n".join(filter(None, [raw.description, *kept]))

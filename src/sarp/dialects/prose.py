@@ -133,6 +133,9 @@ _NUMBERED_BOLD: Final = re.compile(
 _GROUP_TAIL: Final = re.compile(r"\s?(?:\(\d{1,4}\)|\d{1,4}|:|—.{0,60})\s?$|\s-.{0,60}$")
 # the words a reviewer ranks a finding with, as a label after a title or in a list item
 _RANK_WORDS: Final = "critical|blocker|high|major|important|medium|minor|low|nit"
+# a rank among other words in an id's parentheses: `(docs, Low)`, `(Medium severity)`
+_NAMED_RANK: Final = re.compile(rf"\b({_RANK_WORDS}) (?:severity|priority)\b", re.IGNORECASE)
+_ANY_RANK: Final = re.compile(rf"(?:^|, |; )({_RANK_WORDS})$", re.IGNORECASE)
 _AFTER_BOLD: Final = re.compile(
     rf"\s?(?:[—–-]\s?|\(|\[)?\**({_RANK_WORDS})"
     r"\**(?![\w-])", re.IGNORECASE)  # `(High)`, `— Low —`, `(High severity)`; not `high-level`
@@ -198,12 +201,19 @@ def _id_severity_head(text: str) -> tuple[str, str, bool, str | None] | None:
     word, title = match["sev"], match["title"].strip().strip("*").strip()
     if normalise_word(word) not in SEVERITY_WORDS:
         ranked = _RANK_NOTE.match(word.strip())
-        if ranked is None or normalise_word(ranked["sev"]) not in SEVERITY_WORDS or (
-                ranked["alt"] and normalise_word(ranked["alt"]) not in SEVERITY_WORDS):
-            return None
-        word = _worse_of(ranked["sev"], ranked["alt"])
-        if ranked["note"]:  # what qualifies the rank stays said
-            title = f"{title} ({ranked['note'].strip()})"
+        if ranked is not None and normalise_word(ranked["sev"]) in SEVERITY_WORDS and (
+                not ranked["alt"] or normalise_word(ranked["alt"]) in SEVERITY_WORDS):
+            word = _worse_of(ranked["sev"], ranked["alt"])
+            if ranked["note"]:  # what qualifies the rank stays said
+                title = f"{title} ({ranked['note'].strip()})"
+        else:
+            # `F6 (docs, Low)`, `F2 (High confidence, Medium severity)`: a rank named
+            # somewhere in them, the one said to be the severity first
+            named = _NAMED_RANK.search(word) or _ANY_RANK.search(word)
+            if named is None:
+                return None
+            title = f"{title} ({word.strip()})"
+            word = named.group(1)
     return word, title, False, match["id"]
 
 
