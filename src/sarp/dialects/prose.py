@@ -108,14 +108,14 @@ _NOT_GROUPS: Final = frozenset({"note", "notes", "blocker", "blockers", "error",
 _LEADING_ID: Final = re.compile(
     rf"(?P<id>{common.ID})(?: \((?P<where>[^()]{{1,120}})\)(?=[:—–]| -))?"  # `W1 (lines 2-9):`
     r"(?:(?P<sep>\s?[:—–]\s?|\s-\s|\.\s)|\s(?=`)|$)(?P<rest>.{0,500})$")
-_SHORT_ID: Final = re.compile(r"[A-Z]{1,3}\d{1,3}")  # W1, SEC12: may end with a stop
 
 
 def _leading_id(text: str) -> re.Match[str] | None:
     """`W1: title`, `SEC-4 — title`, `W1. title`; not `CVE-2023-1234. title` (a stop
-    ends only a short id)."""
+    ends only an id in the usual shape)."""
     match = _LEADING_ID.match(text)
-    if match is not None and match["sep"] == ". " and not _SHORT_ID.fullmatch(match["id"]):
+    if match is not None and match["sep"] == ". " \
+            and not _PLAIN_LEAD_ID.fullmatch(match["id"]):
         return None
     return match
 # the words a plain review labels its findings with: `Finding 1:`, `**Issue 2:**`
