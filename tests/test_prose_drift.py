@@ -98,6 +98,7 @@ SUCCESS
     ("- Nothing (not even a warning) is raised on a line over 76 characters.", 2),
     ("- None-handling: `encodestring(None)` raises `TypeError` deep in `binascii`.", 2),
     ("- None apart from the row above.", 1),
+    ("- None beyond the table. | Severity: minor", 1),  # range-parser's sdd review
     ("- No other issues other than those in the table.", 1),
     # another rank at the row's place: another defect there, not a restatement
     ("- Type-name dispatch: `repr1()` at a.py:60 picks the handler by the type's name, so a"
@@ -698,3 +699,13 @@ def test_a_numbered_item_that_warns_is_a_finding(item: str, kept: bool) -> None:
     reply = "Had a look. A few things:\n\n1. **Numbering breaks (line 223).** Wrong output.\n" \
             + item + "\n"
     assert len(sarp.parse(reply).findings) == (2 if kept else 1)
+
+
+
+def test_an_aphelion_lead_places_itself_from_its_title_or_its_line() -> None:
+    # REVIEW13 #9: no block item names these ids, so the lead's own place is the place
+    reply = ("## Warnings\n\n**W1. Bad strings return `undefined` (index.js:48-58).**\n"
+             "Any string it can't read.\n\n**W2. Rounding is wrong.** (index.js:113)\n"
+             "The unit is picked before rounding.\n")
+    found = [(f.id, f.location.raw if f.location else None) for f in sarp.parse(reply).findings]
+    assert found == [("W1", "index.js:48-58"), ("W2", "index.js:113")]

@@ -471,7 +471,12 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
             # finding whose body (bullets included) runs to the next such lead
             raw = RawFinding(line=i, severity=group)
             raw.id, raw.title, raw.location = lead
-            i = _add_block(b, raw, end, loose=loose)
+            # `**W2. title.** (index.js:113) text`: the bold line goes on into the body
+            tail = stripped[bold_end(stripped) + 2:].strip() if stripped.startswith("**") \
+                else ""
+            raw.location = raw.location or common.location_in(tail) \
+                or common.location_in(raw.title)
+            i = _add_block(b, raw, end, loose=loose, lead=tail)
             count += 1
             continue
         numbered = _NUMBERED_BOLD.match(stripped) if loose else None

@@ -257,11 +257,11 @@ class SddDialect:
         matcher = Matcher(list(b.findings))
         for i, text in common.bullets(b.doc, start, end):
             sev = _SEVERITY_TAIL.search(text)
-            plain = strip_markup(text).strip(" .*_")
-            if sev is None and _NO_ISSUES.fullmatch(plain) and (
-                    _YET.search(plain) is None and common.location_in(plain) is None):
-                continue  # `None beyond the table.`: says there is nothing more
             body = text[: sev.start()].strip() if sev is not None else text
+            plain = strip_markup(body).strip(" .*_")
+            if _NO_ISSUES.fullmatch(plain) and (
+                    _YET.search(plain) is None and common.location_in(plain) is None):
+                continue  # `None beyond the table. | Severity: minor`: nothing more
             raw = RawFinding(line=i, severity=strip_markup(sev["sev"]) if sev else None,
                              type="issue")
             pair = key_value(body, max_key=120)
