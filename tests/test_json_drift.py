@@ -74,7 +74,11 @@ KEYS = [
     ({"severity": "High", "priority": "high"}, {"severity": "critical"}, ["SARP202", "SARP408"]),
     # REVIEW13: a place keeps what it says beside its file; no key's text is lost
     ({"location": "db.py (search function)", "line": 9, "issue": "x"},
-     {"location": "db.py (search function)", "description": "x\n\nplace: line 9"}, ["SARP408"]),
+     {"location": "db.py:9 (search function)", "description": "x"}, ["SARP408"]),
+    ({"location": "src/db.py (UserRepo.search)", "line": 42},
+     {"location": "src/db.py:42 (UserRepo.search)"}, []),
+    ({"location": "README.md § Usage", "line": 40, "issue": "x"},
+     {"location": "README.md § Usage", "description": "x\n\nplace: line 40"}, ["SARP408"]),
     ({"file": "src/db.py", "line": "N/A"}, {"location": "src/db.py (N/A)"}, []),
     ({"file": "db.py", "line": "42:17"}, {"location": "db.py:42"}, []),
     ({"file": "db.py", "lines": "120-135 (Python 3.12+)"}, {"location": "db.py:120-135"}, []),
@@ -132,3 +136,14 @@ def test_a_deeply_nested_location_keeps_every_finding() -> None:
     result = sarp.parse(reply)
     assert result.dialect == "json"
     assert [f.title for f in result.findings] == ["SQL injection", "second"]
+
+
+
+def test_a_long_location_cell_with_no_file_keeps_every_place() -> None:
+    # REVIEW14 #13: each later place once looked back over every earlier one for a file
+    # (quadratic; parse_bench measures the time)
+    from sarp.text.locations import parse_location
+
+    cell = "x, " + ", ".join(str(i % 1000) for i in range(20_000))
+    loc = parse_location(cell)
+    assert loc is not None and len(loc.extra) == 20_000

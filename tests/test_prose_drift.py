@@ -99,6 +99,13 @@ SUCCESS
     ("- None-handling: `encodestring(None)` raises `TypeError` deep in `binascii`.", 2),
     ("- None apart from the row above.", 1),
     ("- None beyond the table. | Severity: minor", 1),  # range-parser's sdd review
+    # REVIEW14: all is well said after a dash, a comma or in parentheses; a defect after
+    # "other than" or "apart from" is reported
+    ("- None — the module is in good shape.", 1),
+    ("- None, everything checks out.", 1),
+    ("- None (the module looks correct).", 1),
+    ("- None other than a missing docstring on decode().", 2),
+    ("- Nothing else, aside from a stale comment at line 40.", 2),
     ("- No other issues other than those in the table.", 1),
     # another rank at the row's place: another defect there, not a restatement
     ("- Type-name dispatch: `repr1()` at a.py:60 picks the handler by the type's name, so a"
@@ -566,7 +573,7 @@ RANKED_TITLES = [
     # REVIEW13: the note grammar of the bold form (a clause, `priority`)
     ("## 1. Symlink loops hang the walk (High if `recursive=True`)",
      ("Symlink loops hang the walk (High if `recursive=True`)", "High")),
-    ("## 5. scandir runs twice (Low priority)", ("scandir runs twice", "Low priority")),
+    ("## 5. scandir runs twice (Low priority)", ("scandir runs twice", "Low")),
     # a rating or a section of the report, not a defect, unless its body points at code
     ("## 3. Overall risk (Low, safe to merge)", None),
     ("## 4. Confidence (High, I ran the test suite)", None),
@@ -709,3 +716,26 @@ def test_an_aphelion_lead_places_itself_from_its_title_or_its_line() -> None:
              "The unit is picked before rounding.\n")
     found = [(f.id, f.location.raw if f.location else None) for f in sarp.parse(reply).findings]
     assert found == [("W1", "index.js:48-58"), ("W2", "index.js:113")]
+
+
+
+@pytest.mark.parametrize(("reply", "read"), [
+    # REVIEW14 #4: bold id leads after a finding head open findings of their own
+    ("# Review of string.py\n\n## Warnings\n\n**W1 (High): `substitute` fails on `$$`.**\n"
+     "string.py:120 reads past the end.\n\n**W2 (lines 216-230): recursion is unbounded.**\n"
+     "A nested spec recurses.\n",
+     [("W1", "High"), ("W2", None)]),
+    # #5: `(Low priority)` is the rank Low; the reply's other ranks keep their scale
+    ("# Review\n\n## 1. Symlink loops hang the walk (High)\nglob.py:120.\n\n"
+     "## 3. scandir twice (Low priority)\nglob.py:140.\n", [("F1", "High"), ("F2", "Low")]),
+    # #7 and #11: a word with digits is no id; a hyphenated id may end with a stop
+    ("# Review\n\n## 2. OAuth2: tokens leak (High)\na.py:3 logs them.\n\n"
+     "## 3. MD5 — weak hash (Medium)\na.py:9.\n", [("F1", "High"), ("F2", "Medium")]),
+    ("# Security review\n\n## High\n\n**SEC-01. Hardcoded secret.** settings.py:12 ships "
+     "it.\n\n**SEC-02. Debug enabled.** settings.py:20 sets it.\n",
+     [("SEC-01", "High"), ("SEC-02", "High")]),
+])
+def test_review14_heads(reply: str, read: list[tuple[str, str | None]]) -> None:
+    assert [(f.id, f.native_severity) for f in sarp.parse(reply).findings] == read
+    if "scandir" in reply:
+        assert sarp.parse(reply).findings[0].severity.value == "critical"

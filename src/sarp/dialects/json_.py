@@ -632,6 +632,13 @@ def _finding(b: Builder, item: Any, n: int, line: int) -> None:
             # `"location": "db.py", "line": 9`: the line goes with the place named
             raw.location = _place_text(loc.path, place.get("line"), place.get("lines"),
                                        place.get("end_line"))
+        elif loc is not None and loc.path is not None and loc.line is None \
+                and file is None and raw.location.startswith(loc.path + " (") \
+                and (place.get("line") is not None or place.get("lines") is not None):
+            # `"location": "db.py (search)", "line": 42`: the line goes after the path
+            lines = _place_text(loc.path, place.get("line"), place.get("lines"),
+                                place.get("end_line"))
+            raw.location = lines + raw.location[len(loc.path):]
         elif text != raw.location:  # another place besides the location: kept in words
             raw.description = "\n\n".join(filter(None, [raw.description, f"place: {text}"]))
     b.add(raw)

@@ -114,10 +114,16 @@ def _leading_id(text: str) -> re.Match[str] | None:
     """`W1: title`, `SEC-4 — title`, `W1. title`; not `CVE-2023-1234. title` (a stop
     ends only an id in the usual shape)."""
     match = _LEADING_ID.match(text)
-    if match is not None and match["sep"] == ". " \
-            and not _PLAIN_LEAD_ID.fullmatch(match["id"]):
+    if match is not None and match["sep"] == ". " and (
+            not _PLAIN_LEAD_ID.fullmatch(match["id"]) or _NAMED_IDS.match(match["id"])):
         return None
     return match
+
+
+# identifiers of the world, not of a finding: `PEP8. title`, `RFC7231. title`
+# (and of algorithms and protocols: `MD5 — weak hash`, `HTTP2: ...`)
+_NAMED_IDS: Final = re.compile(r"(?:CVE|CWE|PEP|RFC|ISO|GHSA|BS|UTF|MD|SHA|CRC|TLS|SSL|HTTP|"
+                               r"IPV|AES|DES|RSA|ES|PY)[-_]?\d", re.IGNORECASE)
 # the words a plain review labels its findings with: `Finding 1:`, `**Issue 2:**`
 _LABELS: Final = "finding|issue|bug|problem|defect|concern"
 # `**3. Tokens come out of order (lines 113-117). Medium.**`: a numbered bold paragraph
@@ -168,6 +174,13 @@ _CHANGELOG: Final = re.compile(r"(?:fixed|added|changed|removed|updated|refactor
                                r"moved|bumped|implemented)\b", re.IGNORECASE)
 
 
+def _bare_rank(word: str) -> str:
+    """`Low priority`, `High severity` -> the rank word: the reply's scale is read from the
+    words it ranks with, and a second word would change it."""
+    head, _, tail = word.partition(" ")
+    return head if tail.lower() in ("severity", "priority") else word
+
+
 def _worse_of(word: str, alt: str | None) -> str:
     """`Low/High`, `low-medium`: the worse of the two words, so none is under-reported."""
     return alt if alt and worse(alt, word) else word
@@ -203,7 +216,7 @@ def _id_severity_head(text: str) -> tuple[str, str, bool, str | None] | None:
         ranked = _RANK_NOTE.match(word.strip())
         if ranked is not None and normalise_word(ranked["sev"]) in SEVERITY_WORDS and (
                 not ranked["alt"] or normalise_word(ranked["alt"]) in SEVERITY_WORDS):
-            word = _worse_of(ranked["sev"], ranked["alt"])
+            word = _bare_rank(_worse_of(ranked["sev"], ranked["alt"]))
             if ranked["note"]:  # what qualifies the rank stays said
                 title = f"{title} ({ranked['note'].strip()})"
         else:
@@ -232,7 +245,9 @@ class HeadLine:
         raw = RawFinding(line=line, severity=self.severity, title=self.title or None,
                          id=self.id)
         lead = _leading_id(self.title) if self.title and not self.id else None
-        if lead is not None and common.is_id_like(lead["id"]):
+        if lead is not None and common.is_id_like(lead["id"]) \
+                and _NAMED_IDS.match(lead["id"]) is None \
+                and lead["id"].isupper():  # not `OAuth2: tokens leak`
             raw.id, raw.title = lead["id"], lead["rest"].strip() or None
         suffix = _AGENT_SUFFIX.match(self.title) if self.title else None
         if suffix is not None:
@@ -258,7 +273,7 @@ def _trailing_head(line: str) -> tuple[HeadLine, bool] | None:
     match = _TRAILING_SEV_HEAD.match(line)
     if match is None:
         return None
-    word = _worse_of(match["sev"], match["alt"]) if match["sev"] else match["bold"]
+    word = _bare_rank(_worse_of(match["sev"], match["alt"]) if match["sev"] else match["bold"])
     if normalise_word(word) not in _RANKS:
         return None
     title = match["title"].strip().strip("*").strip().rstrip(" —–:").removesuffix(" -")
@@ -356,8 +371,11 @@ def severity_group(line: str, *, urgency: bool = False) -> str | None:
     text = _GROUP_TAIL.sub("", text).strip(" *:")
     if "/" in text:  # `**Low / nits**`: the worse of the severities it names
         # (not a title quoting code: `**1. `X/**` returns X/ (medium)**`)
-        words = [w.strip() for w in text.split("/") if normalise_word(w) in SEVERITY_WORDS] \
-            if "`" not in text else []
+        # (each part a severity or an urgency: not `Major/minor version parsing`)
+        parts = [w.strip() for w in text.split("/")]
+        words = [w for w in parts if normalise_word(w) in SEVERITY_WORDS] if "`" not in text \
+            and all(normalise_word(w) in SEVERITY_WORDS or normalise_word(w) in URGENCY
+                    for w in parts) else []
         if words:
             text = words[0]
             for word in words[1:]:
@@ -465,7 +483,11 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
             hushed_intro = False
             i += 1
             continue
-        lead = _id_lead(stripped) if group is not None else None
+        # an id lead opens a finding under a severity group, and in bold anywhere in a
+        # plain review (a finding head before it ends at it: `**W2 (lines 216-230): x.**`;
+        # around an Aphelion block such a lead expands its item instead)
+        lead = _id_lead(stripped) if group is not None or (
+            loose and stripped.startswith("**")) else None
         if lead is not None:
             # `**SEC-4 — a.py:3: title.**` or `W1 – a.py:3: text` under `### WARNING`: a
             # finding whose body (bullets included) runs to the next such lead
@@ -672,9 +694,9 @@ def _heading_finding(lines: list[str], kinds: list[int], i: int, end: int,
         return None
     raw = RawFinding(line=i, severity=severity, title=title)
     lead = _leading_id(title)
-    if lead is not None and lead["sep"] and lead["rest"].strip() \
-            and common.is_id_like(lead["id"]):
-        raw.id, raw.title = lead["id"], lead["rest"].strip()  # `### F1. title (Medium)`
+    if lead is not None and lead["sep"] == ". " and lead["rest"].strip():
+        # `### F1. title (Medium)`; not `## 2. OAuth2: tokens leak`, `## 3. MD5 — weak`
+        raw.id, raw.title = lead["id"], lead["rest"].strip()
     raw.location = common.location_in(title)
     return raw
 
@@ -694,9 +716,15 @@ _RISKY: Final = re.compile(
     r"(?<![\w-])(?:risk|risky|unsafe|dangerous|danger|trap|footgun)(?![\w-])", re.IGNORECASE)
 
 
+_NO_RISK: Final = re.compile(r"(?<![\w-])(?:no|not|without|low|little)(?: [\w-]{1,30}){0,2} "
+                            r"(?:risk|danger)", re.IGNORECASE)
+
+
 def _says_benign(lead: str) -> bool:
-    """An item's lead says all is well (`handles `Path` fine`), and warns of nothing."""
-    return _BENIGN.search(lead) is not None and _RISKY.search(lead) is None
+    """An item's lead says all is well (`handles `Path` fine`), and warns of nothing
+    ("Risk, not a bug: ..." warns; "no injection risk" does not)."""
+    return _BENIGN.search(lead) is not None and (
+        _RISKY.search(lead) is None or _NO_RISK.search(lead) is not None)
 
 
 # a section body or an item that says all is well

@@ -418,10 +418,13 @@ def _words(*texts: str | None) -> set[str]:
 _NO_ISSUES: Final = re.compile(
     r"(?:none|n/a|nothing(?: else| blocking| further| more)?|"
     r"no (?:other |further |additional |new |more )?(?:issues|problems|findings|concerns))"
-    r"(?:(?: [—–-] | ?\()(?=.*\b(?:table|above|below|covered|listed|findings|see)\b).*"
-    r"| (?:beyond|besides|other than|outside|apart from|except|found|to report|"
-    r"further|additional|else|identified|noted|at this time|so far|blocking)\b.*)?",
-    re.IGNORECASE)
+    r"(?: (?:found|to report|identified|noted|at this time|so far|blocking|further|"
+    r"additional|else)\b)?"
+    # what follows may only point back at the table or say all is well: `None beyond the
+    # table`, `None — the module is in good shape`; not `None other than a missing docstring`
+    r"(?:(?: [—–-] |, ?| ?\(| (?:beyond|besides|other than|outside|apart from|aside from|"
+    r"except)\b)(?=.*\b(?:table|above|below|covered|listed|rows?|findings|good|fine|"
+    r"correct|checks? out|clean|ok|okay|[A-Z]{2,}-?\d+)\b).*)?", re.IGNORECASE)
 # ... but it goes on to report one: `No other issues, but cli.py:40 swallows errors`
 _YET: Final = re.compile(r"\b(?:but|except that)\b", re.IGNORECASE)
 _BRIEF: Final = 30  # words: at most this long, an issue naming a row's place restates it

@@ -152,9 +152,10 @@ def _read(raw: str) -> tuple[_Place, ...] | None:
         return None
     parts = _split_places(_ALSO.sub(r", \g<places>", text) if "(" in text else text)
     places = [_parse_place(parts[0], None)]
+    last_path = places[0].path
     for part in parts[1:]:  # a later place with no file is in the file named before it
-        places.append(_parse_place(part, next(
-            (p.path for p in reversed(places) if p.path is not None), None)))
+        places.append(_parse_place(part, last_path))
+        last_path = places[-1].path or last_path
     return tuple(places)
 
 
