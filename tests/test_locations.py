@@ -82,6 +82,10 @@ def test_several_places_in_one_cell() -> None:
     # a later line with no file is in the file named just before it
     ("lib/index.js:16-19; README.md:16, 25", ("lib/index.js", 16, None, None),
      [("README.md", 16, None, None), ("README.md", 25, None, None)]),
+    # REVIEW14 #17: a note that is no section and no symbol stays in the raw text only,
+    # so the place compares as a place; code with parentheses is no list of places
+    ("tempfile.py:817 (bug, medium)", ("tempfile.py", 817, None, None), []),
+    ("index.js:112 (`fmtShort(1000)`)", ("index.js", 112, None, None), []),
     # words that lead no place stay text
     ("a.py:10, see the docs", ("a.py", 10, None, None), []),
 ])

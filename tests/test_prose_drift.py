@@ -578,6 +578,7 @@ RANKED_TITLES = [
     ("## 3. Overall risk (Low, safe to merge)", None),
     ("## 4. Confidence (High, I ran the test suite)", None),
     ("## 5. Recommendations (Medium: do before release)", None),
+    ("## 4. Readability (High)", None),  # REVIEW14 #8: good news, whatever the body cites
     ("## 2. Tests (Medium)", ("Tests", "Medium")),
     ("## 3. Performance (Low)", ("Performance", "Low")),
 ]
@@ -739,3 +740,36 @@ def test_review14_heads(reply: str, read: list[tuple[str, str | None]]) -> None:
     assert [(f.id, f.native_severity) for f in sarp.parse(reply).findings] == read
     if "scandir" in reply:
         assert sarp.parse(reply).findings[0].severity.value == "critical"
+
+
+
+@pytest.mark.parametrize(("line", "read"), [
+    # REVIEW14 #6: the text after a numbered bold title, parted at its separator only
+    ("**1. Bar leaks handles** (High severity): the iterator at glob.py:140 is never closed.",
+     ("Bar leaks handles", "High", "glob.py:140",
+      "the iterator at glob.py:140 is never closed.")),
+    ("**2. Bar two** (Medium, perf): the walk at glob.py:150 stats twice.",
+     ("Bar two (Medium, perf)", "Medium", "glob.py:150", "the walk at glob.py:150 stats twice.")),
+    ("**3. Flag ignored (low)** --follow-symlinks is ignored by glob.py:160.",
+     ("Flag ignored", "low", "glob.py:160", "--follow-symlinks is ignored by glob.py:160.")),
+    # the title's own place first
+    ("**5. `glob1` mis-reads `[` (glob.py:120) (medium)** — unlike `iglob` at glob.py:300.",
+     ("`glob1` mis-reads `[` (glob.py:120)", "medium", "glob.py:120",
+      "unlike `iglob` at glob.py:300.")),
+])
+def test_a_numbered_bold_title_and_the_text_after_it(
+        line: str, read: tuple[str, str, str, str]) -> None:
+    [found] = sarp.parse("# Review of glob.py\n\n" + line + "\n").findings
+    assert (found.title, found.native_severity, found.location.raw if found.location else None,
+            found.description) == read
+
+
+def test_an_id_lead_keeps_a_note_in_its_parentheses_in_the_title() -> None:
+    # REVIEW14 #12: `(docs)` is no place; `(lines 120-135)` stays said
+    reply = ("# Review of string.py\n\n## Suggestions\n\n**S1 (docs): `capwords` omits "
+             "`sep`.**\nstring.py:37.\n\n## High\n\n### W1 (lines 120-135): Symlink loops "
+             "hang the walk\nThe walk never terminates.\n")
+    assert [(f.id, f.title, f.location.raw if f.location else None)
+            for f in sarp.parse(reply).findings] == [
+        ("S1", "`capwords` omits `sep` (docs)", "string.py:37"),
+        ("W1", "Symlink loops hang the walk (lines 120-135)", None)]

@@ -120,6 +120,20 @@ def _leading_id(text: str) -> re.Match[str] | None:
     return match
 
 
+def _names_a_finding(lead: re.Match[str]) -> bool:
+    """A title's leading id is the finding's (`F1. title`, `W1 (lines 2-9): title`), not a
+    word with digits (`OAuth2: tokens leak`, `MD5 — weak hash`)."""
+    found = lead["id"]
+    return common.is_id_like(found) and found.isupper() and _NAMED_IDS.match(found) is None
+
+
+def _with_where(lead: re.Match[str]) -> str:
+    """The title after a leading id, with what the id's parentheses said: `W1 (lines
+    120-135): title` -> `title (lines 120-135)`."""
+    rest = lead["rest"].strip()
+    return f"{rest} ({lead['where']})" if lead["where"] and rest else rest
+
+
 # identifiers of the world, not of a finding: `PEP8. title`, `RFC7231. title`
 # (and of algorithms and protocols: `MD5 — weak hash`, `HTTP2: ...`)
 _NAMED_IDS: Final = re.compile(r"(?:CVE|CWE|PEP|RFC|ISO|GHSA|BS|UTF|MD|SHA|CRC|TLS|SSL|HTTP|"
@@ -157,6 +171,9 @@ _TAIL_RANK: Final = re.compile(
 _RATED: Final = re.compile(r"(?:overall |test )?(?:confidence|risk|readability|"
                            r"maintainability|coverage|complexity|quality|priority|effort|"
                            r"performance|security posture|overall)", re.IGNORECASE)
+# ratings whose rank is good news, never a defect's
+_GOOD_NEWS: Final = re.compile(r"(?:overall |test |my )?(?:confidence|readability|maintainability|"
+                               r"quality|code quality|overall|overall assessment)", re.IGNORECASE)
 _NUMBER: Final = re.compile(
     rf"#?\d{{1,3}}[.):] |(?:{_LABELS})(?: #?\d{{1,3}})?(?:[.:)]| [—–-]) ?", re.IGNORECASE)
 # numbered sections of a report, not findings: `## 1. Summary`, `## 4. Things I checked`
@@ -245,10 +262,8 @@ class HeadLine:
         raw = RawFinding(line=line, severity=self.severity, title=self.title or None,
                          id=self.id)
         lead = _leading_id(self.title) if self.title and not self.id else None
-        if lead is not None and common.is_id_like(lead["id"]) \
-                and _NAMED_IDS.match(lead["id"]) is None \
-                and lead["id"].isupper():  # not `OAuth2: tokens leak`
-            raw.id, raw.title = lead["id"], lead["rest"].strip() or None
+        if lead is not None and _names_a_finding(lead):
+            raw.id, raw.title = lead["id"], _with_where(lead) or None
         suffix = _AGENT_SUFFIX.match(self.title) if self.title else None
         if suffix is not None:
             raw.title, raw.agent = suffix["title"], suffix["agent"]
@@ -267,9 +282,10 @@ def _bracket_head(text: str) -> tuple[str, str, bool, str | None] | None:
     return match["sev"], match["title"].strip().strip("*").strip(), False, None
 
 
-def _trailing_head(line: str) -> tuple[HeadLine, bool] | None:
-    """`### 1. title (Medium)` -> its head, and whether its title names a rating or a
-    report section (`## 4. Confidence (High)`, `## 2. Tests (Medium)`), or None."""
+def _trailing_head(line: str) -> tuple[HeadLine, str | None] | None:
+    """`### 1. title (Medium)` -> its head, and whether its title names a rating of the
+    work ("never" a finding: `## 4. Confidence (High)`) or a rated dimension or a report
+    section ("unless-code": `## 2. Tests (Medium)`), or None."""
     match = _TRAILING_SEV_HEAD.match(line)
     if match is None:
         return None
@@ -277,7 +293,10 @@ def _trailing_head(line: str) -> tuple[HeadLine, bool] | None:
     if normalise_word(word) not in _RANKS:
         return None
     title = match["title"].strip().strip("*").strip().rstrip(" —–:").removesuffix(" -")
-    rated = _RATED.fullmatch(title) is not None or _is_section(title)
+    # a rating of the work (`Confidence (High)`) is never a defect; a rated dimension or a
+    # section (`Tests (Medium)`, `Performance (Low)`) is one when its body points at code
+    rated = "never" if _GOOD_NEWS.fullmatch(title) else "unless-code" if (
+        _RATED.fullmatch(title) is not None or _is_section(title)) else None
     if title.endswith(".") and not title.endswith(".."):
         title = title[:-1]  # `## 2. title. **Low**`: the stop ends the title sentence
     if match["note"] or match["said"]:  # what qualifies the severity stays said
@@ -423,10 +442,11 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
         if head is None and loose:
             trailing = _trailing_head(stripped)
             head = trailing[0] if trailing is not None else None
-            if trailing is not None and trailing[1] and _body_says(
+            rated = trailing[1] if trailing is not None else None
+            if rated == "never" or (rated is not None and _body_says(
                     doc.lines, i, _heading_end(doc.lines, doc.kinds, i, end,
                                                len(stripped) - len(stripped.lstrip("#")))
-            ) != "place":
+            ) != "place"):
                 head = None  # `## 4. Confidence (High, I ran the tests)`: a rating
             if head is not None and _items_follow(doc.lines, doc.kinds, i + 1, end):
                 # `## 2. Security issues (High)` over a list: a severity group, whose items
@@ -694,9 +714,8 @@ def _heading_finding(lines: list[str], kinds: list[int], i: int, end: int,
         return None
     raw = RawFinding(line=i, severity=severity, title=title)
     lead = _leading_id(title)
-    if lead is not None and lead["sep"] == ". " and lead["rest"].strip():
-        # `### F1. title (Medium)`; not `## 2. OAuth2: tokens leak`, `## 3. MD5 — weak`
-        raw.id, raw.title = lead["id"], lead["rest"].strip()
+    if lead is not None and lead["sep"] and lead["rest"].strip() and _names_a_finding(lead):
+        raw.id, raw.title = lead["id"], _with_where(lead)  # `### F1. title (Medium)`
     raw.location = common.location_in(title)
     return raw
 
@@ -889,10 +908,15 @@ def _numbered_finding(match: re.Match[str], line: int) -> tuple[RawFinding, str]
     """The finding a numbered bold title opens, and the text after the bold on its line
     (`**1. title (medium)** — see glob.py:130.`: the start of its description)."""
     raw, after = _numbered_head(match, line)
-    tail = match.string[after:].strip().lstrip(")]").strip().lstrip("—–-:.").strip()
-    if tail:
-        raw.location = common.location_in(tail)
+    rest = match.string[after:]
+    sep = _TAIL_SEP.match(rest)  # always matches: every part of it is optional
+    tail = rest[sep.end() if sep is not None else 0:].strip()
+    raw.location = common.location_in(raw.title) or (common.location_in(tail) if tail else None)
     return raw, tail
+
+
+# what parts a bold title from the text after it: `) — `, `: `, `. ` (not `--flag`)
+_TAIL_SEP: Final = re.compile(r"\s*[)\]]?\s*(?:[:—–.]|-(?=\s))?\s*")
 
 
 def _numbered_head(match: re.Match[str], line: int) -> tuple[RawFinding, int]:
@@ -916,6 +940,14 @@ def _numbered_head(match: re.Match[str], line: int) -> tuple[RawFinding, int]:
     if said is None:  # `**Issue 2: title** (High)`: right after the bold
         said = _AFTER_BOLD.match(match.string, match.end())
         after = said.end() if said is not None else after
+        rank_at = said.start(1) if said is not None else -1
+        opened = rank_at >= 0 and "(" in match.string[match.end():rank_at]
+        close = match.string.find(")", after, after + 120) if opened else -1
+        if close >= 0:  # `** (High severity): text`, `** (Medium, perf): text`
+            note = match.string[after:close].strip(" ,;:")
+            if note and note.lower() not in ("severity", "priority"):
+                title = f"{title} ({match.string[rank_at:close]})"
+            after = close + 1
     raw = RawFinding(line=line, severity=said.group(1) if said else None)
     raw.title = title.rstrip(".")
     return raw, after
@@ -959,9 +991,13 @@ def _id_lead(line: str) -> tuple[str, str, str | None] | None:
     if match is None or not match["rest"].strip() or not common.is_id_like(match["id"]):
         return None
     title, place = _after_places(match["rest"].strip())
-    if place is None and match["where"]:  # `**W1 (lines 216-230): title.**`
-        place = match["where"]
-    return match["id"], title.rstrip("."), place
+    where = match["where"]
+    title = title.rstrip(".")
+    if where and place is None and (common.location_in(where) or _LINE_MENTION.search(where)):
+        place = where  # `**W1 (lines 216-230): title.**`
+    elif where:  # `**S1 (docs): title**`: a note, said with the title
+        title = f"{title} ({where})"
+    return match["id"], title, place
 
 
 def _after_places(text: str) -> tuple[str, str | None]:

@@ -32,9 +32,9 @@ _LINES_WORD: Final = re.compile(
     r"(?:\(\s?)?(?:lines?|L|ll?\.)\s?(?P<a>\d{1,9})(?:\s?(?:[-–]|to)\s?L?(?P<b>\d{1,9}))?\s?\)?",
     re.IGNORECASE,
 )
-# parentheses that list more places: `a.py:45 (also cli.py:12, api.py:88)`, `(88, 96-99)`
+# parentheses after a place that list more places: `a.py:45 (also cli.py:12)`, `:9 (88, 96)`
 _ONE_PLACE: Final = r"(?:[\w./-]{1,200}:)?\d{1,9}(?:[-–]\d{1,9})?"
-_ALSO: Final = re.compile(rf" ?\((?:also|see also|and|plus|cf\.?)? ?"
+_ALSO: Final = re.compile(rf"(?<=[\d`]) ?\((?:also|see also|and|plus|cf\.?)? ?"
                           rf"(?P<places>{_ONE_PLACE}(?:, ?{_ONE_PLACE}){{0,64}})\)")
 _VERSUS: Final = re.compile(r" (?:vs\.?|versus|↔|<->) ", re.IGNORECASE)
 _COMMA: Final = re.compile(r"[,;] ?")
@@ -255,12 +255,15 @@ def _parse_place(text: str, default_path: str | None) -> _Place:
 
 
 def _note(loc: _Place, note: str) -> None:
-    """What a place says in parentheses after its lines: a symbol or a section."""
+    """What a place says in parentheses after its lines: a section (`§ Usage`) or a
+    symbol (`loginHandler`); any other note (`bug, medium`, `via 407`) stays in the raw
+    text only, so places compare as places."""
+    if note.startswith("§"):
+        loc.section = note.lstrip("§ ") or None
+        return
     sym = _SYMBOL.match(f"({note})")
     if sym is not None:
         loc.symbol = sym["s"]
-    else:
-        loc.section = note.lstrip("§ ") or None
 
 
 def _section_and_lines(text: str) -> tuple[str, int | None, int | None]:
