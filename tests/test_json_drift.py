@@ -81,6 +81,12 @@ KEYS = [
      {"location": "README.md § Usage", "description": "x\n\nplace: line 40"}, ["SARP408"]),
     ({"file": "src/db.py", "line": "N/A"}, {"location": "src/db.py (N/A)"}, []),
     ({"file": "db.py", "line": "42:17"}, {"location": "db.py:42"}, []),
+    # REVIEW14 #9: a line said roughly, in parentheses or as a float; ranges joined by words
+    ({"file": "db.py", "line": "~42"}, {"location": "db.py:42"}, []),
+    ({"file": "db.py", "line": "(42)"}, {"location": "db.py:42"}, []),
+    ({"file": "db.py", "line": "42.0"}, {"location": "db.py:42"}, []),
+    ({"file": "db.py", "line": 42.0}, {"location": "db.py:42"}, []),
+    ({"file": "db.py", "lines": "12 and 40"}, {"location": "db.py:12, 40"}, []),
     ({"file": "db.py", "lines": "120-135 (Python 3.12+)"}, {"location": "db.py:120-135"}, []),
     ({"locations": [{"physicalLocation": {"artifactLocation": {"uri": "db.py"},
                                           "region": {"startLine": 9, "endLine": 12}}}]},

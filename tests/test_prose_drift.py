@@ -773,3 +773,21 @@ def test_an_id_lead_keeps_a_note_in_its_parentheses_in_the_title() -> None:
             for f in sarp.parse(reply).findings] == [
         ("S1", "`capwords` omits `sep` (docs)", "string.py:37"),
         ("W1", "Symlink loops hang the walk (lines 120-135)", None)]
+
+
+
+@pytest.mark.parametrize(("head", "read"), [
+    # REVIEW14 #10: the rank in the last parentheses that hold one, however it is said
+    ("### F1 — Symlink loops hang the walk (High priority) — lines 120-130",
+     ("Symlink loops hang the walk (High priority) (lines 120-130)", "High")),
+    ("### F2 — Hidden files are listed (P1)", ("Hidden files are listed", "P1")),
+    ("### F3 — `Formatter` (pure-Python) — numbering differs (High) — lines 216–230",
+     ("`Formatter` (pure-Python) — numbering differs (lines 216–230)", "High")),
+    ("### F5 — Attribute access is a risk (Medium, security) — lines 303–307 (and 264)",
+     ("Attribute access is a risk (Medium, security) (lines 303–307 (and 264))", "Medium")),
+])
+def test_an_id_title_and_the_parentheses_that_rank_it(head: str,
+                                                      read: tuple[str, str]) -> None:
+    reply = f"# Plain review of glob.py\n\n### F0 — First thing (Low)\nglob.py:10.\n\n{head}\n"
+    second = sarp.parse(reply).findings[1]
+    assert (second.title, second.native_severity) == read

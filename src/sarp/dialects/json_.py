@@ -68,7 +68,9 @@ _PROSE: Final = frozenset({"description", "impact", "suggestion"})
 # what a finding's place is written with; read together once every key is seen
 _PLACE: Final = frozenset({"file", "line", "lines", "end_line", "column"})
 _MAX_RANGES: Final = 64  # ranges read from one finding's line keys
-_RANGE_TEXT: Final = re.compile(r"L?(\d{1,9})(?:\s?(?:[-–]|to)\s?L?(\d{1,9}))?")
+_RANGE_TEXT: Final = re.compile(r"[~(\s]*(?:approx\.?\s?|about\s|lines?\s?)?L?(\d{1,9})(?:\.0)?"
+                                r"(?:\s?(?:[-–]|to)\s?L?(\d{1,9}))?", re.IGNORECASE)
+_RANGE_PARTS: Final = re.compile(r"[,;]| and ")
 _IGNORED: Final = frozenset({"dialect", "native_status", "conformance", "delivery",
                              "diagnostics", "raw", "id"})
 _CLOSERS: Final = {"{": "}", "[": "]"}
@@ -526,10 +528,12 @@ def _ranges(value: Any) -> list[str]:
         return []
     if isinstance(value, int):
         return [str(value)]
+    if isinstance(value, float):  # `"line": 42.0`
+        return [str(int(value))] if value.is_integer() and 0 < value < 1e9 else []
     if isinstance(value, str):  # each part from its start: `42:17` is line 42, column 17
         return [f"{m[1]}-{m[2]}" if m[2] else m[1]
-                for part in value.split(",", _MAX_RANGES)[:_MAX_RANGES]
-                if (m := _RANGE_TEXT.match(part.strip(" ;"))) is not None]
+                for part in _RANGE_PARTS.split(value, _MAX_RANGES)[:_MAX_RANGES]
+                if (m := _RANGE_TEXT.match(part.strip())) is not None]
     if isinstance(value, dict):
         named = {key_name(k): v for k, v in value.items()}
         start = named.get("start", named.get("start_line", named.get("from")))

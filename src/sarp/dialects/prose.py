@@ -68,10 +68,9 @@ _RANK_NOTE: Final = re.compile(
 _ID_DASH_SEV_HEAD: Final = re.compile(
     rf"(?P<id>{common.ID}) ?[—–-] ?(?P<sev>[A-Za-z]{{2,14}})(?: \([^()]{{1,80}}\))?(?::| [—–-]) ?"
     r"(?P<title>.{1,500})$")
-_ID_TITLE_RANK: Final = re.compile(
-    rf"(?P<id>{common.ID}) ?[—–:-] ?(?P<title>.{{3,400}}?) \((?P<paren>(?:{_RANK_LABEL})?"
-    rf"(?P<sev>[A-Za-z]{{2,14}}(?: [A-Za-z]{{2,10}})?)(?:{_RANGE_SEP}(?P<alt>[A-Za-z]{{2,14}}))?"
-    rf"(?P<said>[,;:] {_NOTE_TEXT}{{1,120}})?)\)(?: ?[—–-] ?(?P<place>.{{1,200}}))?$")
+_ID_THEN_TITLE: Final = re.compile(rf"(?P<id>{common.ID}) ?[—–:-] ?")
+_PAREN_NOTE: Final = re.compile(rf" \(({_NOTE_TEXT}{{1,160}})\)")
+_PLACE_AFTER: Final = re.compile(r" ?[—–-] ?(.{1,200})")
 _BRACKET_HEAD: Final = re.compile(
     r"(?:#?\d{1,3}[.):]?\s)?[\[(](?P<sev>[A-Za-z]{2,14}(?: [A-Za-z]{2,10})?)[\])]\s?[:—–-]?\s?"
     r"(?P<title>.{1,500})$")
@@ -153,6 +152,11 @@ _NUMBERED_BOLD: Final = re.compile(
 _GROUP_TAIL: Final = re.compile(r"\s?(?:\(\d{1,4}\)|\d{1,4}|:|—.{0,60})\s?$|\s-.{0,60}$")
 # the words a reviewer ranks a finding with, as a label after a title or in a list item
 _RANK_WORDS: Final = "critical|blocker|high|major|important|medium|minor|low|nit"
+# the rank that leads a note: `Low–Medium, performance` -> `performance` (in the title)
+_RANK_NOTE_LEAD: Final = re.compile(
+    rf"^(?:{_RANK_LABEL})?(?:{_RANK_WORDS})(?: severity| priority)?"
+    rf"(?:{_RANGE_SEP}(?:{_RANK_WORDS}))?(?:[,;:] ?| (?=(?:if|when|unless|but|for) ))",
+    re.IGNORECASE)
 # a rank among other words in an id's parentheses: `(docs, Low)`, `(Medium severity)`
 _NAMED_RANK: Final = re.compile(rf"\b({_RANK_WORDS}) (?:severity|priority)\b", re.IGNORECASE)
 _ANY_RANK: Final = re.compile(rf"(?:^|, |; )({_RANK_WORDS})$", re.IGNORECASE)
@@ -228,22 +232,12 @@ def _id_severity_head(text: str) -> tuple[str, str, bool, str | None] | None:
     match = _ID_SEV_HEAD.match(text.strip()) or _ID_DASH_SEV_HEAD.match(text.strip())
     if match is None:
         return None
-    word, title = match["sev"], match["title"].strip().strip("*").strip()
-    if normalise_word(word) not in SEVERITY_WORDS:
-        ranked = _RANK_NOTE.match(word.strip())
-        if ranked is not None and normalise_word(ranked["sev"]) in SEVERITY_WORDS and (
-                not ranked["alt"] or normalise_word(ranked["alt"]) in SEVERITY_WORDS):
-            word = _bare_rank(_worse_of(ranked["sev"], ranked["alt"]))
-            if ranked["note"]:  # what qualifies the rank stays said
-                title = f"{title} ({ranked['note'].strip()})"
-        else:
-            # `F6 (docs, Low)`, `F2 (High confidence, Medium severity)`: a rank named
-            # somewhere in them, the one said to be the severity first
-            named = _NAMED_RANK.search(word) or _ANY_RANK.search(word)
-            if named is None:
-                return None
-            title = f"{title} ({word.strip()})"
-            word = named.group(1)
+    title = match["title"].strip().strip("*").strip()
+    word, noted = _rank_in(match["sev"])
+    if word is None:
+        return None
+    if noted:  # what qualifies the rank stays said
+        title = f"{title} ({_RANK_NOTE_LEAD.sub('', match['sev'].strip())})"
     return word, title, False, match["id"]
 
 
@@ -307,15 +301,40 @@ def _trailing_head(line: str) -> tuple[HeadLine, str | None] | None:
 def _id_title_rank_head(text: str) -> tuple[str, str, bool, str | None] | None:
     """`F1 — title (Medium) — lines 216–230`: an id, the title, its rank in parentheses,
     maybe a place after it (kept in the title: a line-only place is no location)."""
-    match = _ID_TITLE_RANK.match(text.strip())
-    if match is None or normalise_word(match["sev"]) not in SEVERITY_WORDS:
+    text = text.strip()
+    head = _ID_THEN_TITLE.match(text)
+    if head is None or len(text) > 1000:
         return None
-    title = match["title"].strip().strip("*").strip()
-    if match["said"]:
-        title = f"{title} ({match['paren']})"
-    if match["place"]:
-        title = f"{title} ({match['place'].strip()})"
-    return _worse_of(match["sev"], match["alt"]), title, False, match["id"]
+    # the rank is in the last parentheses that hold one (`(pure-Python)` earlier in the
+    # title and `(and 264)` in the place after it hold none)
+    for paren in reversed(list(_PAREN_NOTE.finditer(text, head.end() + 3))):
+        word, noted = _rank_in(paren.group(1))
+        after = text[paren.end():]
+        place = _PLACE_AFTER.fullmatch(after) if after else None
+        if word is None or (after and place is None):
+            continue
+        title = text[head.end():paren.start()].strip().strip("*").strip()
+        if noted:
+            title = f"{title} ({paren.group(1)})"
+        if place is not None:
+            title = f"{title} ({place.group(1).strip()})"
+        return word, title, False, head["id"]
+    return None
+
+
+def _rank_in(paren: str) -> tuple[str | None, bool]:
+    """The rank a finding's parentheses say, and whether they say more than the rank:
+    `High`, `P1`, `Low–Medium` (the worse), `Medium, security`, `High priority`,
+    `docs, Low`; (None, False) when they name none."""
+    text = paren.strip()
+    if normalise_word(text) in SEVERITY_WORDS:
+        return text, False
+    ranked = _RANK_NOTE.match(text)
+    if ranked is not None and normalise_word(ranked["sev"]) in SEVERITY_WORDS and (
+            not ranked["alt"] or normalise_word(ranked["alt"]) in SEVERITY_WORDS):
+        return _bare_rank(_worse_of(ranked["sev"], ranked["alt"])), bool(ranked["note"])
+    named = _NAMED_RANK.search(text) or _ANY_RANK.search(text)
+    return (named.group(1), True) if named is not None else (None, False)
 
 
 def _parse_head(text: str) -> tuple[str, str, bool, str | None] | None:
