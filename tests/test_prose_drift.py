@@ -792,3 +792,19 @@ def test_an_id_title_and_the_parentheses_that_rank_it(head: str,
     reply = f"# Plain review of glob.py\n\n### F0 — First thing (Low)\nglob.py:10.\n\n{head}\n"
     second = sarp.parse(reply).findings[1]
     assert (second.title, second.native_severity) == read
+
+
+@pytest.mark.parametrize(("reply", "read"), [
+    # REVIEW13 #10 / REVIEW14 #10: headings led by a finding id, with no rank in the
+    # heading, are findings when their body rates them or points at code
+    ("# Review of glob.py\n\n### F1: Symlink loops hang the walk\n**Severity:** High\n"
+     "**Location:** glob.py:120\n\nThe walk never ends.\n\n### F2: Hidden files leak\n"
+     "**Severity:** Medium\n**Location:** glob.py:130\n\nDotfiles show up.\n",
+     [("F1", "High"), ("F2", "Medium")]),
+    ("# Plain review of glob.py\n\n### F1 (High): Symlink loops hang the walk\nglob.py:120.\n\n"
+     "### F9: The root is joined twice\nglob.py:140 is wrong.\n\n### F11 (Low): last\n"
+     "glob.py:200.\n",
+     [("F1", "High"), ("F9", None), ("F11", "Low")]),
+])
+def test_headings_led_by_a_finding_id(reply: str, read: list[tuple[str, str | None]]) -> None:
+    assert [(f.id, f.native_severity) for f in sarp.parse(reply).findings] == read

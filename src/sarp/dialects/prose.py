@@ -680,9 +680,19 @@ def _numbered_runs(lines: list[str], kinds: list[int], heads: list[int], start: 
     runs: dict[int, int] = {}
     for i in heads:
         level = heading(lines[i].strip()) if start <= i < end else None
-        if level is not None and _NUMBER.match(level[1]) and not _is_section(level[1]):
+        if level is not None and _counted(level[1]) and not _is_section(level[1]):
             runs[level[0]] = runs.get(level[0], 0) + 1
     return runs
+
+
+def _counted(text: str) -> bool:
+    """A heading that numbers its finding: `### 3. title`, `#### Finding 2: title`, or
+    one led by a finding id (`### F1: title`, `### W2. title`)."""
+    if _NUMBER.match(text):
+        return True
+    lead = _leading_id(strip_emphasis(text).strip())
+    return lead is not None and bool(lead["sep"]) and bool(lead["rest"].strip()) \
+        and _names_a_finding(lead)
 
 
 def _is_section(text: str) -> bool:
@@ -700,12 +710,13 @@ def _heading_finding(lines: list[str], kinds: list[int], i: int, end: int,
     depth, text = level
     if depth < 2 or _is_section(text) or _PRAISE.match(text[:200]) is not None:
         return None
-    numbered = _NUMBER.match(text)
-    title = strip_emphasis(text[numbered.end():] if numbered else text).strip()
+    number = _NUMBER.match(text)
+    numbered = number is not None or _counted(text)  # `### 3. title`, `### F1: title`
+    title = strip_emphasis(text[number.end():] if number else text).strip()
     severity: str | None = None
     if title[:1] in _SEVERITY_EMOJI:  # `### 🔴 title`
         severity, title = title[0], title[1:].lstrip("\ufe0f :—–-")
-        numbered = numbered or _NUMBER.match(title)
+        numbered = numbered or _NUMBER.match(title) is not None
         title = _NUMBER.sub("", title, count=1) if _NUMBER.match(title) else title  # `🔴 1. x`
         if _is_section(title) or _PRAISE.match(title[:200]) is not None:
             return None  # `## 🟢 Verdict: approve`, `## 🟢 Strengths`
