@@ -135,8 +135,8 @@ def _with_where(lead: re.Match[str]) -> str:
 
 # identifiers of the world, not of a finding: `PEP8. title`, `RFC7231. title`
 # (and of algorithms and protocols: `MD5 — weak hash`, `HTTP2: ...`)
-_NAMED_IDS: Final = re.compile(r"(?:CVE|CWE|PEP|RFC|ISO|GHSA|BS|UTF|MD|SHA|CRC|TLS|SSL|HTTP|"
-                               r"IPV|AES|DES|RSA|ES|PY)[-_]?\d", re.IGNORECASE)
+_NAMED_IDS: Final = re.compile(r"(?:CVE|CWE|PEP|RFC|ISO|GHSA)[-_]?\d|(?:BS|UTF|MD|SHA|CRC|TLS|"
+                               r"SSL|HTTP|IPV|AES|DES|RSA|ES|PY)\d", re.IGNORECASE)
 # the words a plain review labels its findings with: `Finding 1:`, `**Issue 2:**`
 _LABELS: Final = "finding|issue|bug|problem|defect|concern"
 # `**3. Tokens come out of order (lines 113-117). Medium.**`: a numbered bold paragraph
@@ -412,8 +412,9 @@ def severity_group(line: str, *, urgency: bool = False) -> str | None:
         # (each part a severity or an urgency: not `Major/minor version parsing`)
         parts = [w.strip() for w in text.split("/")]
         words = [w for w in parts if normalise_word(w) in SEVERITY_WORDS] if "`" not in text \
-            and all(normalise_word(w) in SEVERITY_WORDS or normalise_word(w) in URGENCY
-                    for w in parts) else []
+            and normalise_word(parts[0]) in SEVERITY_WORDS and all(
+                normalise_word(w) in SEVERITY_WORDS or normalise_word(w) in URGENCY
+                or len(w.split()) <= 2 for w in parts) else []  # `## High / Security`
         if words:
             text = words[0]
             for word in words[1:]:
@@ -526,7 +527,9 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
         # plain review (a finding head before it ends at it: `**W2 (lines 216-230): x.**`;
         # around an Aphelion block such a lead expands its item instead)
         lead = _id_lead(stripped) if group is not None or (
-            loose and stripped.startswith("**")) else None
+            loose and not quiet and stripped.startswith("**")) else None
+        if lead is not None and group is None and lead[2] is None:
+            lead = None  # outside a group, a bold id lead names its place (`**W2 (a.py:9):`)
         if lead is not None:
             # `**SEC-4 — a.py:3: title.**` or `W1 – a.py:3: text` under `### WARNING`: a
             # finding whose body (bullets included) runs to the next such lead

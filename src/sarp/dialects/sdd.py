@@ -418,8 +418,9 @@ def _words(*texts: str | None) -> set[str]:
 _NO_ISSUES: Final = re.compile(
     r"(?:none|n/a|nothing(?: else| blocking| further| more)?|"
     r"no (?:other |further |additional |new |more )?(?:issues|problems|findings|concerns))"
-    r"(?: (?:found|to report|identified|noted|at this time|so far|blocking|further|"
-    r"additional|else)\b)?"
+    r"(?: (?:found|to report|to add|identified|noted|at this time|so far|blocking|further|"
+    r"additional|else)\b(?:(?! (?:other than|apart from|aside from|besides|except)\b)"
+    r"[^,;(—–])*)?"
     # what follows may only point back at the table or say all is well: `None beyond the
     # table`, `None — the module is in good shape`; not `None other than a missing docstring`
     r"(?:(?: [—–-] |, ?| ?\(| (?:beyond|besides|other than|outside|apart from|aside from|"
