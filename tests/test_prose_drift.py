@@ -821,6 +821,9 @@ def test_headings_led_by_a_finding_id(reply: str, read: list[tuple[str, str | No
     # place; what was checked is no finding
     ("# Review\n\n## What I checked\n\n**T1: the tokenizer handles quotes.** Fine.\n\n"
      "**T2: comments.** Fine.\n", []),
+    # textwrap's plain review ended with `### Checked and found OK` among its findings
+    ("# Review\n\n### F1. Loop hangs (High)\nglob.py:10 loops.\n\n---\n\n"
+     "### Checked and found OK\n\nThe split at line 40 is linear.\n", [("F1", "High")]),
     # a severity group named with a category; hyphenated ids that look like algorithms
     ("# Review\n\n## High / Security\n\n- a.py:3 the token is logged\n"
      "- b.py:9 the key is hard-coded\n", [("F1", "High"), ("F2", "High")]),

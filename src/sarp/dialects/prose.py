@@ -761,7 +761,8 @@ _ORDERED: Final = re.compile(r"[ \t]*\d{1,3}[.)][ \t]")
 _PRAISE: Final = re.compile(r"\W*(?:\d{1,3}[.)] )?(?:strengths?|positives?|what works|"
                             r"what i like|(?:what |things that )?(?:looks?|looked) good|"
                             r"(?:what|things that) (?:is|are|looks?|seems?) fine|good parts|"
-                            r"praise|kudos|well done|checked and fine|no issues)\b",
+                            r"praise|kudos|well done|no issues|"
+                            r"checked and (?:found )?(?:fine|ok|okay|correct|sound))\b",
                             re.IGNORECASE)
 # "Risk, not a bug: ..." warns all the same
 _RISKY: Final = re.compile(
