@@ -279,9 +279,9 @@ def _first_sentence(text: str) -> int:
     return min(cut + 1 if cut >= 0 else len(text), 200)
 
 
-def _line_ranges(entry: Entry, text: str) -> tuple[tuple[int, int], ...]:
+def _line_ranges(entry: Entry, text: str) -> Ranges:
     finding = entry.finding
-    ranges: list[tuple[int, int]] = []
+    ranges: list[Range] = []
     # "(lines 205-217, 230-238)" in the text: how unformatted replies place findings
     # (every match holds `L` or `ine`, and a substring test is far cheaper than a scan)
     for match in _LINES.finditer(text) if "L" in text or "ine" in text else ():

@@ -91,7 +91,7 @@ _TRAILING_SEV_HEAD: Final = re.compile(
 _RANKS: Final = frozenset({
     "critical", "high", "medium", "low", "major", "minor", "important", "nit", "suggestion",
     "trivial", "severe", "moderate", "blocker", "high severity", "medium severity",
-    "low severity", "high priority", "medium priority", "low priority"})
+    "low severity"})
 # `[HIGH] text`, `(minor): text`, `WARNING: text`: a severity leading a list item
 _BULLET: Final = re.compile(r"[\[(](?P<sev>[A-Za-z]{2,14})[\])]\s?[:—–-]?\s?"
                             r"|(?P<sev2>[A-Z]{4,14}|(?i:critical|high|medium|low|major|minor|"
@@ -152,11 +152,6 @@ _NUMBERED_BOLD: Final = re.compile(
 _GROUP_TAIL: Final = re.compile(r"\s?(?:\(\d{1,4}\)|\d{1,4}|:|—.{0,60})\s?$|\s-.{0,60}$")
 # the words a reviewer ranks a finding with, as a label after a title or in a list item
 _RANK_WORDS: Final = "critical|blocker|high|major|important|medium|minor|low|nit"
-# the rank that leads a note: `Low–Medium, performance` -> `performance` (in the title)
-_RANK_NOTE_LEAD: Final = re.compile(
-    rf"^(?:{_RANK_LABEL})?(?:{_RANK_WORDS})(?: severity| priority)?"
-    rf"(?:{_RANGE_SEP}(?:{_RANK_WORDS}))?(?:[,;:] ?| (?=(?:if|when|unless|but|for) ))",
-    re.IGNORECASE)
 # a rank among other words in an id's parentheses: `(docs, Low)`, `(Medium severity)`
 _NAMED_RANK: Final = re.compile(rf"\b({_RANK_WORDS}) (?:severity|priority)\b", re.IGNORECASE)
 _ANY_RANK: Final = re.compile(rf"(?:^|, |; )({_RANK_WORDS})$", re.IGNORECASE)
@@ -233,11 +228,11 @@ def _id_severity_head(text: str) -> tuple[str, str, bool, str | None] | None:
     if match is None:
         return None
     title = match["title"].strip().strip("*").strip()
-    word, noted = _rank_in(match["sev"])
+    word, note = _rank_in(match["sev"])
     if word is None:
         return None
-    if noted:  # what qualifies the rank stays said
-        title = f"{title} ({_RANK_NOTE_LEAD.sub('', match['sev'].strip())})"
+    if note:  # what qualifies the rank stays said
+        title = f"{title} ({note})"
     return word, title, False, match["id"]
 
 
@@ -308,13 +303,13 @@ def _id_title_rank_head(text: str) -> tuple[str, str, bool, str | None] | None:
     # the rank is in the last parentheses that hold one (`(pure-Python)` earlier in the
     # title and `(and 264)` in the place after it hold none)
     for paren in reversed(list(_PAREN_NOTE.finditer(text, head.end() + 3))):
-        word, noted = _rank_in(paren.group(1))
+        word, note = _rank_in(paren.group(1))
         after = text[paren.end():]
         place = _PLACE_AFTER.fullmatch(after) if after else None
         if word is None or (after and place is None):
             continue
         title = text[head.end():paren.start()].strip().strip("*").strip()
-        if noted:
+        if note:  # the parentheses as written: `(Medium, security)`
             title = f"{title} ({paren.group(1)})"
         if place is not None:
             title = f"{title} ({place.group(1).strip()})"
@@ -322,19 +317,20 @@ def _id_title_rank_head(text: str) -> tuple[str, str, bool, str | None] | None:
     return None
 
 
-def _rank_in(paren: str) -> tuple[str | None, bool]:
-    """The rank a finding's parentheses say, and whether they say more than the rank:
-    `High`, `P1`, `Low–Medium` (the worse), `Medium, security`, `High priority`,
-    `docs, Low`; (None, False) when they name none."""
+def _rank_in(paren: str) -> tuple[str | None, str | None]:
+    """The rank a finding's parentheses say, and what else they say: `High`, `P1`,
+    `Low–Medium` (the worse), `Medium, security` (note `security`), `High priority`,
+    `docs, Low` (note: all of it); (None, None) when they name no rank."""
     text = paren.strip()
     if normalise_word(text) in SEVERITY_WORDS:
-        return text, False
+        return text, None
     ranked = _RANK_NOTE.match(text)
     if ranked is not None and normalise_word(ranked["sev"]) in SEVERITY_WORDS and (
             not ranked["alt"] or normalise_word(ranked["alt"]) in SEVERITY_WORDS):
-        return _bare_rank(_worse_of(ranked["sev"], ranked["alt"])), bool(ranked["note"])
+        note = ranked["note"].strip() if ranked["note"] else None
+        return _bare_rank(_worse_of(ranked["sev"], ranked["alt"])), note
     named = _NAMED_RANK.search(text) or _ANY_RANK.search(text)
-    return (named.group(1), True) if named is not None else (None, False)
+    return (named.group(1), text) if named is not None else (None, None)
 
 
 def _parse_head(text: str) -> tuple[str, str, bool, str | None] | None:
