@@ -28,6 +28,14 @@ CASES = [
     ("Makefile:3", "Makefile", 3, None, None, None),
     ("**`netrc.py:89`**", "netrc.py", 89, None, None, None),
     ("C:1", None, None, None, "C:1", None),
+    # REVIEW15 #11: bare lines in parentheses after a path are its lines; a symbol may
+    # be named by its kind
+    ("db.py (42-50)", "db.py", 42, 50, None, None),
+    ("db.py (42)", "db.py", 42, None, None, None),
+    ("a.py:45 (function `parse_args`)", "a.py", 45, None, None, "parse_args"),
+    ("a.py:45 (method search)", "a.py", 45, None, None, "search"),
+    ("a.py:45 (class Foo)", "a.py", 45, None, None, "Foo"),
+    ("Usage (step 2)", None, None, None, "Usage (step 2)", None),
 ]
 
 
@@ -86,6 +94,12 @@ def test_several_places_in_one_cell() -> None:
     # so the place compares as a place; code with parentheses is no list of places
     ("tempfile.py:817 (bug, medium)", ("tempfile.py", 817, None, None), []),
     ("index.js:112 (`fmtShort(1000)`)", ("index.js", 112, None, None), []),
+    # REVIEW15 #11: `(also …)` and `(see …)` after any place, in any case, list places
+    ("a.py (also b.py:12)", ("a.py", None, None, None), [("b.py", 12, None, None)]),
+    ("a.py:45 (see b.py:20)", ("a.py", 45, None, None), [("b.py", 20, None, None)]),
+    ("a.py:45 (Also cli.py:12)", ("a.py", 45, None, None), [("cli.py", 12, None, None)]),
+    ("a.py:45 (also lines 88, 96)", ("a.py", 45, None, None),
+     [("a.py", 88, None, None), ("a.py", 96, None, None)]),
     # words that lead no place stay text
     ("a.py:10, see the docs", ("a.py", 10, None, None), []),
 ])

@@ -113,6 +113,21 @@ SUCCESS
     ("- Nothing else to report for this module.", 1),
     ("- No other issues found other than a missing docstring on decode().", 2),
     ("- No other issues other than those in the table.", 1),
+    # REVIEW15 #5: what follows "other than" must point straight back at the table; a
+    # defect after it is reported, whatever words it uses later on the line
+    ("- None, apart from the MD5 comment, which is misleading.", 2),
+    ("- No other issues, apart from `ishex` accepting fullwidth digits (not in the table).", 2),
+    ("- None other than values above 255 being accepted by `unhex`.", 2),
+    ("- None other than a failure to clean up the temp file in `main()`.", 2),
+    ("- None other than `encodestring` mis-handling latin1 input.", 2),
+    ("- None beyond the table, apart from a missing test for CRLF input.", 2),
+    ("- None outside the table; however `decode` never closes its output file.", 2),
+    ("- None — values above 255 are accepted.", 2),
+    ("- None (the output is not correct for empty input).", 2),
+    ("- None other than R-1 above.", 1),
+    ("- None beyond R-1 to R-1 in the table.", 1),  # quopri's: `SDD-001 to SDD-010`
+    ("- None besides what's in the table.", 1),
+    ("- Nothing further — see above.", 1),
     # another rank at the row's place: another defect there, not a restatement
     ("- Type-name dispatch: `repr1()` at a.py:60 picks the handler by the type's name, so a"
      " subclass whose name matches a builtin type's is dispatched to the wrong handler and"
@@ -723,6 +738,20 @@ def test_an_aphelion_lead_places_itself_from_its_title_or_its_line() -> None:
              "The unit is picked before rounding.\n")
     found = [(f.id, f.location.raw if f.location else None) for f in sarp.parse(reply).findings]
     assert found == [("W1", "index.js:48-58"), ("W2", "index.js:113")]
+
+
+def test_an_aphelion_lead_prefers_the_place_its_title_names() -> None:
+    # REVIEW15 #7: the text after the bold names other places; the title's is the place,
+    # and the separator after the bold is no part of the description
+    reply = ("# Review of ms\n\n## Warnings\n\n**W1. `fmtShort` rounds negative values "
+             "differently (index.js:48).** Unlike `fmtLong` at index.js:112, it uses "
+             "`Math.round`.\n\n**W2: `parse` accepts `1e3ms` (index.js:60)** — compare with "
+             "the README example at README.md:30.\n")
+    found = [(f.id, f.location.raw if f.location else None, f.description)
+             for f in sarp.parse(reply).findings]
+    assert found == [
+        ("W1", "index.js:48", "Unlike `fmtLong` at index.js:112, it uses `Math.round`."),
+        ("W2", "index.js:60", "compare with the README example at README.md:30.")]
 
 
 

@@ -506,19 +506,46 @@ def _location(value: dict[str, Any]) -> Any:
 def _place_text(file: Any, line: Any, lines: Any, end: Any) -> str:
     """A location cell from a finding's place keys: `a.py:29-31, 65`, or `line 9` when
     no file is named (the line is kept even so)."""
-    ranges = []
-    note = ""
-    if line is not None:  # `line` names where the finding starts; `lines` may add more
-        ranges = _ranges(line)
-        note = "" if ranges else str(line).strip()  # `"line": "N/A"`: no line, a note
-        last = _ranges(end)
-        if ranges and last and "-" not in ranges[0]:
-            ranges[0] = f"{ranges[0]}-{last[0].split('-')[-1]}"
-    ranges += [more for more in _ranges(lines) if more not in ranges]
+    ranges, note = _line_ranges(line, lines, end)
     if file is None or not str(file).strip():
         return f"line {', '.join(ranges)}" if ranges else (f"line {note}" if note else "")
     return f"{file}:{', '.join(ranges)}" if ranges else (
         f"{file} ({note})" if note else str(file))
+
+
+def _line_ranges(line: Any, lines: Any, end: Any) -> tuple[list[str], str]:
+    """The line ranges a finding's `line`, `lines` and `end_line` keys give, and what
+    `line` says when it gives none (`"line": "N/A"`)."""
+    ranges = []
+    note = ""
+    if line is not None:  # `line` names where the finding starts; `lines` may add more
+        ranges = _ranges(line)
+        note = "" if ranges or not isinstance(line, str) else line.strip()
+        last = _ranges(end)
+        if ranges and last and "-" not in ranges[0]:
+            ranges[0] = f"{ranges[0]}-{last[0].split('-')[-1]}"
+    ranges += [more for more in _ranges(lines) if more not in ranges]
+    return ranges, note
+
+
+def _lines_at_path(location: str, path: str, ranges: list[str]) -> str | None:
+    """`db.py (search)` with lines 42-57 and 88-90 -> `db.py:42-57 (search), 88-90`: the
+    lines a finding's own keys give, put after the path its location names, and what the
+    location says besides (`, UserRepo.search()`, `#search`, `§ Usage`) kept as a note on
+    the first range. None when the location does not name the path as written."""
+    text = location.replace("`", "")
+    at = text.find(path)
+    if at < 0 or text[:at].strip():
+        return None
+    rest = text[at + len(path):]
+    anchor = rest.startswith("#")
+    rest = rest.lstrip(" ,;:—–-#").strip()
+    if rest.startswith("(") and rest.endswith(")"):
+        rest = rest[1:-1].strip()
+    first = f"{path}:{ranges[0]}"
+    if rest:
+        first += f" (§ {rest})" if anchor else f" ({rest})"
+    return ", ".join([first, *ranges[1:]])
 
 
 def _ranges(value: Any) -> list[str]:
@@ -629,20 +656,13 @@ def _finding(b: Builder, item: Any, n: int, line: int) -> None:
 
         loc = parse_location(raw.location)
         file = place.get("file")
-        if loc is not None and loc.path is not None and loc.line is None \
-                and raw.location.strip().strip("`") == loc.path \
-                and (file is None or str(file) == loc.path) \
-                and (place.get("line") is not None or place.get("lines") is not None):
-            # `"location": "db.py", "line": 9`: the line goes with the place named
-            raw.location = _place_text(loc.path, place.get("line"), place.get("lines"),
-                                       place.get("end_line"))
-        elif loc is not None and loc.path is not None and loc.line is None \
-                and file is None and raw.location.startswith(loc.path + " (") \
-                and (place.get("line") is not None or place.get("lines") is not None):
-            # `"location": "db.py (search)", "line": 42`: the line goes after the path
-            lines = _place_text(loc.path, place.get("line"), place.get("lines"),
-                                place.get("end_line"))
-            raw.location = lines + raw.location[len(loc.path):]
+        ranges = _line_ranges(place.get("line"), place.get("lines"), place.get("end_line"))[0]
+        joined = _lines_at_path(raw.location, loc.path, ranges) \
+            if loc is not None and loc.path is not None and loc.line is None and ranges \
+            and (file is None or str(file).strip() == loc.path) else None
+        if joined is not None:
+            # `"location": "db.py (search)", "line": 42`: the line goes with the place named
+            raw.location = joined
         elif text != raw.location:  # another place besides the location: kept in words
             raw.description = "\n\n".join(filter(None, [raw.description, f"place: {text}"]))
     b.add(raw)

@@ -531,11 +531,13 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
             # finding whose body (bullets included) runs to the next such lead
             raw = RawFinding(line=i, severity=group)
             raw.id, raw.title, raw.location = lead
-            # `**W2. title.** (index.js:113) text`: the bold line goes on into the body
-            tail = stripped[bold_end(stripped) + 2:].strip() if stripped.startswith("**") \
-                else ""
-            raw.location = raw.location or common.location_in(tail) \
-                or common.location_in(raw.title)
+            # `**W2. title.** (index.js:113) text`: the bold line goes on into the body;
+            # the place the title names comes first (REVIEW15 #7)
+            tail = stripped[bold_end(stripped) + 2:] if stripped.startswith("**") else ""
+            sep = _TAIL_SEP.match(tail)  # always matches: every part of it is optional
+            tail = tail[sep.end() if sep is not None else 0:].strip()
+            raw.location = raw.location or common.location_in(raw.title) \
+                or common.location_in(tail)
             i = _add_block(b, raw, end, loose=loose, lead=tail)
             count += 1
             continue

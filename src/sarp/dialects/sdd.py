@@ -259,7 +259,7 @@ class SddDialect:
             sev = _SEVERITY_TAIL.search(text)
             body = text[: sev.start()].strip() if sev is not None else text
             plain = strip_markup(body).strip(" .*_")
-            if _NO_ISSUES.fullmatch(plain) and (
+            if len(plain) <= _NO_ISSUES_MAX and _NO_ISSUES.fullmatch(plain) and (
                     _YET.search(plain) is None and common.location_in(plain) is None):
                 continue  # `None beyond the table. | Severity: minor`: nothing more
             raw = RawFinding(line=i, severity=strip_markup(sev["sev"]) if sev else None,
@@ -415,19 +415,35 @@ def _words(*texts: str | None) -> set[str]:
 
 # an Issues line that says there are none: `None.`, `None beyond SEC-001 to SEC-004 in the
 # table`, `No other issues found` (but `None of the callers check it` is an issue)
+# words that say a line goes on to report something after all
+_EXCEPT: Final = r"(?:apart from|aside from|other than|besides|except|however|though|although)"
+# what a "nothing more" line may point back at: the table, its rows, or row ids
+_ROW_ID: Final = r"(?-i:[A-Z]{1,5}-?\d{1,4})"
+_POINTER: Final = (
+    r"(?:(?:(?:listed |reported |noted |already )?in )?(?:the )?(?:table|rows?|findings)"
+    r"(?: above| below)?|above|below)\b"
+    rf"|{_ROW_ID}(?:(?:, ?| and |,? or | to | through | ?[–-] ?){_ROW_ID}){{0,20}}"
+    r"(?: above| below| in the table)?\.?$")
 _NO_ISSUES: Final = re.compile(
     r"(?:none|n/a|nothing(?: else| blocking| further| more)?|"
     r"no (?:other |further |additional |new |more )?(?:issues|problems|findings|concerns))"
     r"(?: (?:found|to report|to add|identified|noted|at this time|so far|blocking|further|"
     r"additional|else)\b(?:(?! (?:other than|apart from|aside from|besides|except)\b)"
     r"[^,;(—–])*)?"
-    # what follows may only point back at the table or say all is well: `None beyond the
-    # table`, `None — the module is in good shape`; not `None other than a missing docstring`
-    r"(?:(?: [—–-] |, ?| ?\(| (?:beyond|besides|other than|outside|apart from|aside from|"
-    r"except)\b)(?=.*\b(?:table|above|below|covered|listed|rows?|findings|good|fine|"
-    r"correct|checks? out|clean|ok|okay|[A-Z]{2,}-?\d+)\b).*)?", re.IGNORECASE)
+    # what follows may only point straight back at the table (`None beyond the table`,
+    # `No other issues other than those in the table`, `None beyond R-1`) or say, within
+    # a few words, that all is well (`None — the module is in good shape`); not `None
+    # other than values above 255 …` nor `None, apart from the MD5 comment`
+    r"(?:,? (?:beyond|besides|other than|outside(?: of)?|apart from|aside from|"
+    r"except(?: for)?)(?: (?:what(?:'s| is)|those|the ones?|anything|items?))? "
+    rf"(?:{_POINTER})(?!.*\b{_EXCEPT}\b).*"
+    rf"|(?: [—–-] |, ?| ?\()(?!{_EXCEPT}\b|beyond\b|outside\b)"
+    r"(?=(?:\S+ ){0,5}?(?<!not )(?:table|covered|listed|rows?|findings|good|fine|correct|"
+    r"checks? out|clean|ok|okay|see above|see below)\b)"
+    rf"(?!.*\b{_EXCEPT}\b).*)?", re.IGNORECASE)
+_NO_ISSUES_MAX: Final = 400  # characters: a longer line says something; keeps it linear
 # ... but it goes on to report one: `No other issues, but cli.py:40 swallows errors`
-_YET: Final = re.compile(r"\b(?:but|except that)\b", re.IGNORECASE)
+_YET: Final = re.compile(r"\b(?:but|except that|however)\b", re.IGNORECASE)
 _BRIEF: Final = 30  # words: at most this long, an issue naming a row's place restates it
 
 

@@ -34,13 +34,19 @@ _LINES_WORD: Final = re.compile(
 )
 # parentheses after a place that list more places: `a.py:45 (also cli.py:12)`, `:9 (88, 96)`
 _ONE_PLACE: Final = r"(?:[\w./-]{1,200}:)?\d{1,9}(?:[-–]\d{1,9})?"
-_ALSO: Final = re.compile(rf"(?<=[\d`]) ?\((?:also|see also|and|plus|cf\.?)? ?"
-                          rf"(?P<places>{_ONE_PLACE}(?:, ?{_ONE_PLACE}){{0,64}})\)")
+_ALSO_WORD: Final = r"(?:also|see(?: also)?|and|plus|cf\.?) (?:lines? )?"
+_ALSO: Final = re.compile(rf"(?:(?<=[\d`]) ?\((?:{_ALSO_WORD})?|(?<=\w) \({_ALSO_WORD})"
+                          rf"(?P<places>{_ONE_PLACE}(?:, ?{_ONE_PLACE}){{0,64}})\)",
+                          re.IGNORECASE)
+# bare lines in parentheses after a path: `db.py (42-50)`
+_PAREN_LINES: Final = re.compile(r"\(\s?(?:lines?\s|L)?(?P<a>\d{1,9})"
+                                 r"(?:\s?[-–]\s?L?(?P<b>\d{1,9}))?\s?\)$", re.IGNORECASE)
 _VERSUS: Final = re.compile(r" (?:vs\.?|versus|↔|<->) ", re.IGNORECASE)
 _COMMA: Final = re.compile(r"[,;] ?")
 _EXTENSION: Final = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
 _SECTION_ID: Final = re.compile(r"(?:§\s?|S)\d{1,3}(?:\.\d{1,3}){0,4}$")
-_SYMBOL: Final = re.compile(r"\(\s?(?:in\s)?`?(?P<s>[A-Za-z_][\w.]{0,120}?)(?:\(\))?`?\s?\)$")
+_SYMBOL: Final = re.compile(r"\(\s?(?:in\s)?(?:(?:function|method|class|def|fn)\s)?"
+                            r"`?(?P<s>[A-Za-z_][\w.]{0,120}?)(?:\(\))?`?\s?\)$")
 # a later place in the file named before it: `20`, `L20-30`, `:25 (§ Usage)`
 _BARE_NUMBER: Final = re.compile(r"(?:L|lines?\s|:)?(?P<a>\d{1,9})(?:\s?[-–]\s?(?P<b>\d{1,9}))?"
                                  r"(?:\s?\((?P<note>.{1,400})\))?$")
@@ -231,7 +237,10 @@ def _parse_place(text: str, default_path: str | None) -> _Place:
             return loc
     if looks_like_path(token.rstrip(":,")):
         loc.path = token.rstrip(":,")
-        if tail:
+        lines = _PAREN_LINES.match(tail.strip()) if tail else None
+        if lines is not None:
+            loc.line, loc.end_line = _int(lines["a"]), _int(lines["b"])
+        elif tail:
             section, loc.line, loc.end_line = _section_and_lines(tail.strip())
             sym = _SYMBOL.match(tail.strip())
             if sym is not None and loc.line is None:
