@@ -862,3 +862,26 @@ def test_headings_led_by_a_finding_id(reply: str, read: list[tuple[str, str | No
 ])
 def test_review15_heads(reply: str, read: list[tuple[str, str | None]]) -> None:
     assert [(f.id, f.native_severity) for f in sarp.parse(reply).findings] == read
+
+
+@pytest.mark.parametrize(("head", "read"), [
+    # a rank said with a doubt or a condition is the rank; a lone numbered heading ranked
+    # so was once no finding at all
+    ("**1. Walk leaks handles (high?)** — glob.py:140 never closes.",
+     ("high", "critical", "Walk leaks handles")),
+    ("**1. Walk leaks handles (probably high)** — glob.py:140 never closes.",
+     ("high", "critical", "Walk leaks handles")),
+    ("**1. Walk leaks handles (medium/high under load)** — glob.py:140 never closes.",
+     ("high", "critical", "Walk leaks handles (medium/high under load)")),
+    ("## 1. Walk leaks handles (High?)\nglob.py:140 never closes.",
+     ("High", "critical", "Walk leaks handles")),
+    ("### F1 (medium/high under load): Walk leaks handles\nglob.py:140 never closes.",
+     ("high", "critical", "Walk leaks handles (under load)")),
+    ("### 1. Walk leaks handles (Likely Medium)\nglob.py:140 never closes.",
+     ("Medium", "major", "Walk leaks handles")),
+])
+def test_a_rank_said_with_a_doubt(head: str, read: tuple[str, str, str]) -> None:
+    reply = f"# Review of glob.py\n\n{head}\n\n**2. Other (Low)** — glob.py:9 x.\n"
+    first, second = sarp.parse(reply).findings
+    assert (first.native_severity, first.severity.value, first.title) == read
+    assert second.native_severity == "Low"

@@ -58,10 +58,15 @@ _ID_SEV_HEAD: Final = re.compile(
 _RANGE_SEP: Final = r"(?:\s?[-–/]\s?| to )"  # `Low-Medium`, `Low – High`, `low to medium`
 _NOTE_TEXT: Final = r"(?:[^()`\n]|`[^`\n]{1,80}`)"
 _RANK_LABEL: Final = r"(?:[Ss]everity|[Pp]riority):? "  # `(Severity: High)`
+# a rank said with a doubt is still the rank: `(probably High)`, `(high?)`
+_HEDGE: Final = r"(?:(?:[Pp]robably|[Ll]ikely|[Pp]ossibly|[Mm]aybe|[Aa]rguably) )?"
+_ASKED: Final = r"\??"
+# words that open a note on when the rank holds: `(High if …)`, `(medium/high under load)`
+_CONDITION: Final = r"(?:if|when|unless|but|because|since|though|as|for|only|under|in|on|with)"
 # what the parentheses of `F4 (Low–Medium, performance): title` hold
 _RANK_NOTE: Final = re.compile(
-    rf"(?:{_RANK_LABEL})?(?P<sev>[A-Za-z]{{2,14}}(?: [A-Za-z]{{2,10}})?)"
-    rf"(?:{_RANGE_SEP}(?P<alt>[A-Za-z]{{2,14}}))?(?:(?:[,;:]| (?=(?:if|when|unless|but|for) ))"
+    rf"(?:{_RANK_LABEL})?{_HEDGE}(?P<sev>[A-Za-z]{{2,14}}(?: [A-Za-z]{{2,10}})?){_ASKED}"
+    rf"(?:{_RANGE_SEP}(?P<alt>[A-Za-z]{{2,14}}){_ASKED})?(?:(?:[,;:]| (?={_CONDITION} ))"
     rf" ?(?P<note>.{{1,150}}))?$")
 # `F1 — High: title`, `F4 — High (when x is used): title`: an id, then the severity
 # word (maybe qualified) and a colon or dash
@@ -83,9 +88,9 @@ _BRACKET_HEAD: Final = re.compile(
 # `## 6. title (Low, performance)`, `## 2. title (Medium-High)`: a note, a range)
 _TRAILING_SEV_HEAD: Final = re.compile(
     r"#{2,6} #?\d{1,3}[.):] (?P<title>.{3,500}?) ?(?:[—–-]{1,2} ?)?"
-    rf"(?:\((?P<paren>(?:{_RANK_LABEL})?(?P<sev>[A-Za-z]{{2,14}}(?: [A-Za-z]{{2,10}})?)"
-    rf"(?:{_RANGE_SEP}(?P<alt>[A-Za-z]{{2,14}}))?(?P<said>(?:[,;:]| (?:if|when|but|because|"
-    rf"since|unless|only|for|[—–-])) {_NOTE_TEXT}{{1,120}})?)\)"
+    rf"(?:\((?P<paren>(?:{_RANK_LABEL})?{_HEDGE}(?P<sev>[A-Za-z]{{2,14}}(?: [A-Za-z]{{2,10}})?)"
+    rf"{_ASKED}(?:{_RANGE_SEP}(?P<alt>[A-Za-z]{{2,14}}){_ASKED})?"
+    rf"(?P<said>(?:[,;:]| (?:{_CONDITION}|[—–-])) {_NOTE_TEXT}{{1,120}})?)\)"
     r"|\*\*(?P<bold>[A-Za-z]{2,14})(?: \([^()*]{1,40}\))?\*\*"
     rf"(?: \((?P<note>{_NOTE_TEXT}{{1,200}})\))?)\.?$")
 _RANKS: Final = frozenset({
@@ -163,8 +168,9 @@ _AFTER_BOLD: Final = re.compile(
 # numbered headings (`### 1. title`) whose severity, if any, the body says
 _TAIL_RANK: Final = re.compile(
     r"(?P<title>.{3,500}?)(?:(?: [—–-] ?)\**(?P<sev>[A-Za-z]{3,10})\**"
-    rf"| [\[(]\**(?P<paren>(?:{_RANK_LABEL})?(?P<sev2>[A-Za-z]{{3,10}})"
-    rf"(?:{_RANGE_SEP}(?P<alt>[A-Za-z]{{2,14}}))?(?P<said>[,;:] {_NOTE_TEXT}{{1,120}})?)\**[\])]"
+    rf"| [\[(]\**(?P<paren>(?:{_RANK_LABEL})?{_HEDGE}(?P<sev2>[A-Za-z]{{3,10}}){_ASKED}"
+    rf"(?:{_RANGE_SEP}(?P<alt>[A-Za-z]{{2,14}}){_ASKED})?"
+    rf"(?P<said>(?:[,;:]| {_CONDITION}) {_NOTE_TEXT}{{1,120}})?)\**[\])]"
     r"| \*\*(?P<sev3>[A-Za-z]{3,10})\*\*)\.?$")
 # what a scorecard rates, not a defect: `### Readability — High`, `## Confidence (High)`
 _RATED: Final = re.compile(r"(?:overall |test )?(?:confidence|risk|readability|"
@@ -989,10 +995,10 @@ def _numbered_head(match: re.Match[str], line: int) -> tuple[RawFinding, int]:
 # `(medium)`, `(low-medium)`, `(high, it bypasses validation)`, `(high if ...)`; not a
 # phrase that starts with a rank word, `(high bit set)`
 _NOTED_RANK: Final = re.compile(
-    rf" ?\((?:{_RANK_LABEL})?(?P<sev>{_RANK_WORDS})(?: severity| priority)?"
-    rf"(?:{_RANGE_SEP}(?P<alt>{_RANK_WORDS}))?"
-    rf"(?P<note>[,;:] {_NOTE_TEXT}{{1,120}}| (?:if|when|but|because|since|unless|though|as|"
-    rf"for|[—–-]) {_NOTE_TEXT}{{1,120}})?\)", re.IGNORECASE)
+    rf" ?\((?:{_RANK_LABEL})?{_HEDGE}(?P<sev>{_RANK_WORDS})(?: severity| priority)?{_ASKED}"
+    rf"(?:{_RANGE_SEP}(?P<alt>{_RANK_WORDS}){_ASKED})?"
+    rf"(?P<note>[,;:] {_NOTE_TEXT}{{1,120}}| (?:{_CONDITION}|[—–-]) {_NOTE_TEXT}{{1,120}})?\)",
+    re.IGNORECASE)
 _CODE_SPAN: Final = re.compile(r"`[^`\n]{1,200}`")
 
 
