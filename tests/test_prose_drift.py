@@ -126,6 +126,11 @@ SUCCESS
     ("- None (the output is not correct for empty input).", 2),
     ("- None other than R-1 above.", 1),
     ("- None beyond R-1 to R-1 in the table.", 1),  # quopri's: `SDD-001 to SDD-010`
+    # REVIEW14 #16: a line at the row's place that says it adds to the row is another
+    # defect; places listed in parentheses are no such word
+    ("- Lowercase names: `repr1()` at a.py:60 also accepts lowercase type names."
+     " | Severity: minor", 2),
+    ("- Type-name dispatch: `a.py:60` (also 72, 90) | Severity: minor", 1),
     ("- None besides what's in the table.", 1),
     ("- Nothing further — see above.", 1),
     # another rank at the row's place: another defect there, not a restatement

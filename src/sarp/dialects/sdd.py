@@ -282,9 +282,11 @@ class SddDialect:
             if twin is not None:
                 raw.type = None
                 twin.fill(raw)
-            elif not raw.id and len(body.split()) > _BRIEF and not _says_again(
-                    matcher.find(raw), raw):
-                b.add(raw)  # a place named in a paragraph of its own: its own finding
+            elif not raw.id and (_ANOTHER.search(_IN_PARENS.sub("", body)) is not None or (
+                    len(body.split()) > _BRIEF and not _says_again(matcher.find(raw), raw))):
+                # `decode() at a.py:160 also accepts …`, or a place named in a paragraph
+                # of its own: another defect, its own finding
+                b.add(raw)
             else:
                 if matcher.find(raw) is not None:
                     raw.type = None  # it restates a table row: the row keeps its kind
@@ -444,6 +446,10 @@ _NO_ISSUES: Final = re.compile(
 _NO_ISSUES_MAX: Final = 400  # characters: a longer line says something; keeps it linear
 # ... but it goes on to report one: `No other issues, but cli.py:40 swallows errors`
 _YET: Final = re.compile(r"\b(?:but|except that|however)\b", re.IGNORECASE)
+# an Issues line that says it adds to what the table says, not restates it
+_ANOTHER: Final = re.compile(r"\b(?:also|another|additionally|in addition|as well|separately)\b",
+                             re.IGNORECASE)
+_IN_PARENS: Final = re.compile(r"\([^()]*\)")  # `a.py:95 (also 101, 117)` names places
 _BRIEF: Final = 30  # words: at most this long, an issue naming a row's place restates it
 
 
