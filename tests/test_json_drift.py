@@ -168,3 +168,37 @@ def test_a_long_location_cell_with_no_file_keeps_every_place() -> None:
     cell = "x, " + ", ".join(str(i % 1000) for i in range(20_000))
     loc = parse_location(cell)
     assert loc is not None and len(loc.extra) == 20_000
+
+
+@pytest.mark.parametrize(("reply", "status", "codes"), [
+    # USER16 #1: an object that is no result is never a conformant CLEAN review
+    ("{}", "PARTIAL", ["SARP401"]),
+    ('{"not": "a result"}', "PARTIAL", ["SARP401"]),
+    ('{"error": "rate limit exceeded", "retry_after": 30}', "ERROR", ["SARP405"]),
+    ('{"errorMessage": "tool failed"}', "ERROR", ["SARP405"]),
+    # findings with no status: their count decides, and the missing status is said
+    ('{"findings": []}', "CLEAN", ["SARP401"]),
+    ('{"findings": [{"severity": "major", "title": "x"}]}', "FINDINGS", ["SARP401"]),
+    ('{"status": "CLEAN", "findings": []}', "CLEAN", []),
+])
+def test_an_object_without_a_status(reply: str, status: str, codes: list[str]) -> None:
+    result = sarp.parse(reply)
+    assert result.dialect == "json" and result.status.value == status
+    assert [d.code for d in result.diagnostics] == codes
+    assert result.conformance.value == ("conformant" if not codes else "repaired")
+    if status == "ERROR":
+        assert result.summary in ("rate limit exceeded", "tool failed")
+
+
+@pytest.mark.parametrize(("findings", "count", "codes"), [
+    # USER16 #15: words that say there is nothing are no finding
+    ('"None found"', 0, ["SARP405", "SARP405"]),
+    ('"n/a"', 0, ["SARP405", "SARP405"]),
+    ('[""]', 0, ["SARP405"]),
+    ('["No issues found."]', 0, ["SARP405"]),
+    ('["a.py:3 leaks the handle"]', 1, ["SARP204"]),
+])
+def test_findings_that_say_there_are_none(findings: str, count: int, codes: list[str]) -> None:
+    result = sarp.parse(f'{{"status": "CLEAN", "findings": {findings}}}')
+    assert len(result.findings) == count
+    assert [d.code for d in result.diagnostics if d.code != "SARP302"] == codes

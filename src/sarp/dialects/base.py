@@ -276,7 +276,7 @@ class Builder:
         if value is None and self.status_word is not None and self.vocab is not None:
             value, kind = self.vocab.read(self.status_word)
             if value is None:
-                fallback = Status.FINDINGS if has_content else self._missing_status()
+                fallback = Status.FINDINGS if has_content else self.missing_status()
                 self.diag("SARP102", self.status_line, word=self.status_word, status=fallback,
                           allowed=self.vocab.allowed())
                 return fallback
@@ -289,7 +289,7 @@ class Builder:
         if value is None:
             if self.envelope:
                 return Status.FINDINGS if has_content else Status.CLEAN
-            status = self._missing_status()
+            status = self.missing_status()
             self.diag("SARP101", None if not self.doc.lines else 0, what=self.envelope_name,
                       status=status)
             return status
@@ -304,7 +304,7 @@ class Builder:
                       why="no finding could be read")
         return value
 
-    def _missing_status(self) -> Status:
+    def missing_status(self) -> Status:
         return Status.ERROR if self.policy.missing_summary == "error" else Status.PARTIAL
 
     def _build_findings(self) -> list[Finding]:

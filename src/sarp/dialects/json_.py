@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from typing import Any, Final, NamedTuple
 
 from sarp.dialects.base import Builder, RawFinding
-from sarp.model import Result, Severity
+from sarp.model import Result, Severity, Status
 from sarp.text import jsontext
 from sarp.text.lines import PLAIN, Document
 from sarp.vocab import STATUS, StatusVocab
@@ -358,6 +358,8 @@ class JsonDialect:
         b.closing_seen = not truncated
         start_line = base_line + text.count("\n", 0, span[0])
         read_object(b, value, start_line, item_lines(text[span[0] : span[1]], start_line))
+        if b.status_word is None:
+            _without_status(b, value, start_line)
 
     def render(self, result: Result) -> str:
         data = result.model_dump(mode="json", exclude={
@@ -369,6 +371,36 @@ class JsonDialect:
             item.pop("native_status", None)
         data = {k: v for k, v in data.items() if v not in (None, [], {})}
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+_SAYS_NONE: Final = re.compile(
+    r"(?:none|nothing|n/?a|null|-|no (?:issues|findings|problems))?(?: (?:found|to report))?"
+    r"[.!]?", re.IGNORECASE)
+# keys with which a failed agent or tool says what went wrong instead of reporting
+_ERROR_KEYS: Final = ("error", "errors", "error_message", "exception", "failure", "fault")
+
+
+def _without_status(b: Builder, obj: dict[str, Any], line: int) -> None:
+    """A JSON object with no status: an error payload (`{"error": "rate limit exceeded"}`)
+    is an ERROR; an object with no findings either (`{}`, `{"note": ...}`) says nothing
+    of a review, so the missing-summary policy decides; with findings, their count does.
+    Each is reported, so such an object is never a conformant CLEAN review."""
+    named = {key_name(key): value for key, value in obj.items()}
+    error = next((named[key] for key in _ERROR_KEYS if named.get(key) not in (None, "", [], {})),
+                 None)
+    if error is not None:
+        b.status_override = Status.ERROR
+        b.summary = b.summary or _text(error)
+        b.diag("SARP405", line, path="status", problem="missing; the object reports an error, "
+               "so the status is ERROR", hint="Give the status ERROR and say why in the summary.")
+    elif not any(RESULT_KEYS.get(key) == "findings" for key in named):
+        b.status_override = b.missing_status()
+        b.diag("SARP401", line, dialect="json", part="status and no findings",
+               hint='Answer with {"status": ..., "findings": [...]}, even when there is '
+                    'nothing to report.')
+    else:
+        b.diag("SARP401", line, dialect="json", part="status; read from the findings",
+               hint='Give the status ("FINDINGS" or "CLEAN") beside the findings.')
 
 
 def item_lines(text: str, first_line: int) -> list[int]:
@@ -435,6 +467,12 @@ def _assign(b: Builder, target: str, value: Any, line: int, lines: list[int]) ->
                    hint="Write findings as a list of objects.")
             value = [value] if value else []
         for n, item in enumerate(value):
+            if isinstance(item, str) and _SAYS_NONE.fullmatch(item.strip()):
+                # `"findings": "None found"`, `[""]`: a clean reply's words, not a finding
+                b.diag("SARP405", line, path=f"findings[{n}]",
+                       problem=f"{item!r} says there is nothing; no finding read",
+                       hint="Write an empty list when there is nothing to report.")
+                continue
             _finding(b, item, n, lines[n] if n < len(lines) else line)
         b.recovered = True
     elif target == "confidence":
