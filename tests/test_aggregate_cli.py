@@ -147,6 +147,41 @@ def test_a_report_written_into_the_run_is_not_read_back(tmp_path: Path) -> None:
         assert all(not row["id"].endswith("report.json") for row in report["results"])
 
 
+@pytest.mark.parametrize("fmt", ["markdown", "json", "sarif", "html"])
+def test_a_report_in_any_format_is_skipped_and_said(
+        tmp_path: Path, fmt: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # USER16 #2: a report written into the run by an earlier `-o`, read as a reply,
+    # counted its findings again (and its stats table as critical findings)
+    run = tmp_path / "run"
+    shutil.copytree(EXAMPLE, run)
+    assert main(["aggregate", str(EXAMPLE), "--format", fmt, "-o", str(run / "old")]) == 0
+    capsys.readouterr()
+    assert main(["aggregate", str(run), "--format", "json", "-o", str(tmp_path / "r.json")]) == 0
+    assert f"{(run / 'old').as_posix()}: a sarp {fmt} report, not an agent's reply; skipped" \
+        in capsys.readouterr().err
+    fresh = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert [row["id"] for row in fresh["results"]] == sorted(
+        (run / p.name).as_posix() for p in EXAMPLE.iterdir())
+
+
+def test_stored_results_keep_the_agent_their_ids_named(tmp_path: Path) -> None:
+    # USER16 #4: parse-then-aggregate credited every reply to the JSONL file's name, so
+    # two agents agreeing counted as one
+    reply = (EXAMPLE / "code-reviewer.md").read_text()
+    lines = []
+    for name in ("alice", "bob"):
+        result = load_text(reply, f"run/{name}.md")[0]
+        result.agent = None
+        lines.append(result.model_dump_json())
+    (tmp_path / "run.jsonl").write_text("\n".join(lines) + "\n")
+    (tmp_path / "run.json").write_text("[" + ",".join(lines) + "]")
+    for name in ("run.jsonl", "run.json"):
+        results = load_results([str(tmp_path / name)])
+        assert [r.agent for r in results] == ["alice", "bob"]
+        report = aggregate(results)
+        assert report.stats.corroborated == len(report.findings) > 0
+
+
 @pytest.mark.parametrize(("fail_on", "code"), [("never", 0), ("critical", 0), ("major", 1),
                                                ("minor", 1)])
 def test_fail_on(fail_on: str, code: int, capsys: pytest.CaptureFixture[str]) -> None:

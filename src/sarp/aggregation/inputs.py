@@ -6,6 +6,12 @@
 # never raises here: an unreadable file, a JSONL line that is not a Result or a reply in
 # no protocol becomes a Result (unparseable, with a diagnostic) so the report shows the
 # gap. Only a path that names nothing is an error (`InputError`), as a usage mistake.
+#
+# A report sarp wrote (`sarp aggregate run -o run/report.md`, in any format) is no agent's
+# reply: reading it would count every finding again, so it is skipped and the caller told.
+# A stored Result (JSONL, JSON) that names no agent keeps the agent its stored id named
+# (`run/alice.md` -> alice), so a parse-then-aggregate pipeline cross-validates as
+# aggregating the replies themselves does.
 from __future__ import annotations
 
 import glob
@@ -15,13 +21,15 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from sarp.aggregation.entries import name_of
 from sarp.diagnostics import make
 from sarp.dialects.sarif import is_sarif, results_from_sarif
 from sarp.model import Conformance, Delivery, Result, Status, build
 from sarp.parsing import parse
 from sarp.text import jsontext
 
-__all__ = ["InputError", "distinct_ids", "expand", "load_file", "load_results", "load_text"]
+__all__ = ["InputError", "distinct_ids", "expand", "load_file", "load_results", "load_text",
+           "sarp_report"]
 
 _GLOB_CHARS = frozenset("*?[")
 
@@ -68,9 +76,11 @@ def _walk(root: Path) -> Iterator[Path]:
                 yield path
 
 
-def load_results(paths: Iterable[str]) -> list[Result]:
-    """The Results the paths hold, every id distinct (a clash gets `#2`, `#3`, ...)."""
-    return distinct_ids([result for file in expand(paths) for result in load_file(file)])
+def load_results(paths: Iterable[str], skipped: list[str] | None = None) -> list[Result]:
+    """The Results the paths hold, every id distinct (a clash gets `#2`, `#3`, ...);
+    `skipped` collects a line for each file left out (a sarp report)."""
+    return distinct_ids([result for file in expand(paths)
+                         for result in load_file(file, skipped)])
 
 
 def distinct_ids(results: list[Result]) -> list[Result]:
@@ -86,7 +96,7 @@ def distinct_ids(results: list[Result]) -> list[Result]:
     return results
 
 
-def load_file(path: Path) -> list[Result]:
+def load_file(path: Path, skipped: list[str] | None = None) -> list[Result]:
     """The Results one file holds (one for a reply, one per line or run otherwise)."""
     source = _printable(path.as_posix())
     try:
@@ -94,13 +104,19 @@ def load_file(path: Path) -> list[Result]:
     except OSError as exc:
         return [_unreadable(source, make("SARP007", None, source=source,
                                          error=exc.strerror or type(exc).__name__))]
-    return load_text(data.decode("utf-8-sig", errors="replace"), source)
+    return load_text(data.decode("utf-8-sig", errors="replace"), source, skipped)
 
 
-def load_text(text: str, source: str) -> list[Result]:
+def load_text(text: str, source: str, skipped: list[str] | None = None) -> list[Result]:
     """The Results in `text` read from `source`: a JSONL file of Results, a JSON Result
     or list of Results (what `sarp parse` writes), a SARIF log, or a reply. The name's
-    extension decides first; text from stdin or of another name is judged by content."""
+    extension decides first; text from stdin or of another name is judged by content.
+    A sarp report gives none, and a line in `skipped` says so."""
+    report = sarp_report(text)
+    if report is not None:
+        if skipped is not None:
+            skipped.append(f"{source}: a sarp {report} report, not an agent's reply; skipped")
+        return []
     name = source.lower()
     if name.endswith(".jsonl"):
         return _jsonl(text, source)
@@ -115,6 +131,38 @@ def load_text(text: str, source: str) -> list[Result]:
     result = parse(text)
     result.id = source
     return [result]
+
+
+_REPORT_KEYS = frozenset({"findings", "results", "stats", "decision", "verdict"})
+_HTML_MARK = '<meta name="generator" content="sarp">'
+
+
+def sarp_report(text: str) -> str | None:
+    """The format of a report sarp wrote (`markdown`, `html`, `json`, `sarif`), or None.
+    Each is known by what only sarp writes: the Markdown title line, the HTML generator
+    tag, the JSON report's keys, a SARIF log whose every run's tool is sarp."""
+    head = text.lstrip()[:2048]
+    if head.startswith("# Aggregated review: "):
+        return "markdown"
+    if head.startswith(("<!DOCTYPE html>", "<html")):
+        return "html" if _HTML_MARK in head else None
+    if not head.startswith("{") or ('"verdict"' not in text and '"sarp"' not in text):
+        return None
+    try:
+        data = jsontext.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    if data.keys() >= _REPORT_KEYS:
+        return "json"
+    runs = data.get("runs")
+    if isinstance(runs, list) and runs and all(
+            isinstance(run, dict) and isinstance(run.get("tool"), dict)
+            and isinstance(run["tool"].get("driver"), dict)
+            and run["tool"]["driver"].get("name") == "sarp" for run in runs):
+        return "sarif"
+    return None
 
 
 def _looks_like_jsonl(text: str) -> bool:
@@ -154,6 +202,7 @@ def _stored_results(text: str, source: str) -> list[Result] | None:
             out.append(_unreadable(where, make("SARP006", None, line=number, source=source,
                                                error=_first_error(exc))))
             continue
+        _keep_agent(result)
         result.id = where
         out.append(result)
     return out
@@ -185,9 +234,16 @@ def _jsonl(text: str, source: str) -> list[Result]:
             out.append(_unreadable(where, make("SARP006", number, line=number, source=source,
                                                error=str(exc)[:200]), raw=line))
             continue
+        _keep_agent(result)
         result.id = where
         out.append(result)
     return out
+
+
+def _keep_agent(result: Result) -> None:
+    """A stored Result's agent, when it names none, is the one its stored id names."""
+    if result.agent is None and result.id:
+        result.agent = name_of(result.id)
 
 
 def _unreadable(source: str, diagnostic: object, raw: str = "") -> Result:

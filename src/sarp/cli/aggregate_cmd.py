@@ -31,11 +31,13 @@ _STATUS_FROM = 20_000  # findings; fewer aggregate in about a second
 
 def _load(paths: tuple[str, ...], report_file: Path | None) -> list[Result]:
     """Every reply the paths name, except the file the report is about to be written to
-    (a report written into the run's folder is not a reply of the next run)."""
+    (a report written into the run's folder is not a reply of the next run), and any
+    other report sarp wrote (each named on stderr)."""
     results: list[Result] = []
+    skipped: list[str] = []
     if "-" in paths:  # a reply (or JSONL of Results) piped in
         stdin = sys.stdin.buffer.read().decode("utf-8-sig", errors="replace")
-        results.extend(load_text(stdin, "<stdin>"))
+        results.extend(load_text(stdin, "<stdin>", skipped))
     try:
         files = expand(p for p in paths if p != "-")
     except InputError as exc:
@@ -44,12 +46,14 @@ def _load(paths: tuple[str, ...], report_file: Path | None) -> list[Result]:
         files = [file for file in files if file.resolve() != report_file]
     if len(files) < _PROGRESS_FROM or not sys.stderr.isatty():
         for file in files:
-            results.extend(load_file(file))
-        return distinct_ids(results)
-    columns = (TextColumn("reading replies"), BarColumn(), MofNCompleteColumn())
-    with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
-        for file in progress.track(files, description="read"):
-            results.extend(load_file(file))
+            results.extend(load_file(file, skipped))
+    else:
+        columns = (TextColumn("reading replies"), BarColumn(), MofNCompleteColumn())
+        with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
+            for file in progress.track(files, description="read"):
+                results.extend(load_file(file, skipped))
+    for line in skipped:
+        click.echo(f"sarp: {line}", err=True)
     return distinct_ids(results)
 
 

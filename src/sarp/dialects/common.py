@@ -114,14 +114,15 @@ def sections(doc: Document, start: int = 0, end: int | None = None) -> list[Sect
     return found
 
 
-def _counts_only(table: Table, keys: list[str], fields: set[str | None]) -> bool:
-    """`| Severity | Count |`: a table that counts findings (every other cell a number)."""
-    if set(fields) - {"severity", None}:
-        return False
+def _counts_only(table: Table, keys: list[str]) -> bool:
+    """`| Severity | Count |`, `| Severity | Findings |`: a table that counts findings,
+    every cell beside the severity a number (or a dash), whatever its column is called."""
     at = [n for n, k in enumerate(keys) if COLUMN.get(k) != "severity"]
-    return bool(at) and all(
-        row.cells[n].strip().strip("*").isdigit() for row in table.rows for n in at
-        if n < len(row.cells))
+    cells = [row.cells[n].strip().strip("*_ ") for row in table.rows for n in at
+             if n < len(row.cells)]
+    return bool(at) and bool(cells) and all(
+        cell.isdigit() or cell in ("", "-", "—", "–") for cell in cells) and any(
+        cell.isdigit() for cell in cells)
 
 
 def classify_table(table: Table) -> str:
@@ -129,7 +130,7 @@ def classify_table(table: Table) -> str:
     keys = table.column_keys()
     fields = {COLUMN.get(k) for k in keys}
     first = keys[0] if keys else ""
-    if "severity" in fields and not _counts_only(table, keys, fields):
+    if "severity" in fields and not _counts_only(table, keys):
         return "findings"
     has_status = any(k in STATUS_COLUMNS for k in keys)
     if {"item", "location", "relevance"} <= set(keys) or (

@@ -225,6 +225,7 @@ def _head(report: Report) -> str:
     return "\n".join([
         "<head>",
         '<meta charset="utf-8">',
+        '<meta name="generator" content="sarp">',  # so a report is never read as a reply
         f'<meta http-equiv="Content-Security-Policy" content="{_text(_POLICY)}">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         '<meta name="referrer" content="no-referrer">',
