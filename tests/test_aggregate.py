@@ -732,3 +732,20 @@ def test_identical_anonymous_results_merge_as_partial_reports() -> None:
 def test_a_rule_needs_two_different_agents() -> None:
     with pytest.raises(RulesError, match="two different agents"):
         rules_from_data({"rule": [{"agents": ["qa", "QA"], "action": "note"}]})
+
+
+@pytest.mark.parametrize(("statuses", "percent", "unknown", "said"), [
+    # USER16 #10: a PARTIAL result that states no coverage is unknown, not 0%
+    ([("CLEAN", None), ("PARTIAL", "50%"), ("PARTIAL", None)], 75.0, 1, "75% (1 unknown)"),
+    ([("PARTIAL", None)], None, 1, "unknown"),
+    ([("FINDINGS", None), ("ERROR", None)], 50.0, 0, "50%"),
+    ([], 0.0, 0, "0%"),
+])
+def test_overall_coverage_leaves_unknown_coverage_out(
+        statuses: list[tuple[str, str | None]], percent: float | None, unknown: int,
+        said: str) -> None:
+    results = [result(f"r{n}", status=Status(status),
+                      metrics={"coverage": stated} if stated else {})
+               for n, (status, stated) in enumerate(statuses)]
+    coverage = aggregate(results).coverage
+    assert (coverage.percent, coverage.unknown, coverage.said()) == (percent, unknown, said)

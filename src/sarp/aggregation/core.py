@@ -435,9 +435,10 @@ def _stats(rows: list[ResultRow], findings: list[ReportFinding], inputs: int) ->
 def _coverage(rows: list[ResultRow]) -> Coverage:
     complete = sum(1 for r in rows if r.bucket in ("CLEAN", "FINDINGS"))
     partial = sum(1 for r in rows if r.bucket in ("PARTIAL", UNPARSEABLE))
-    percent = (sum(r.coverage or 0.0 for r in rows) / len(rows)) if rows else 0.0
-    return build(Coverage, percent=round(percent, 1), complete=complete, partial=partial,
-                 none=len(rows) - complete - partial)
+    known = [r.coverage for r in rows if r.coverage is not None]
+    percent = round(sum(known) / len(known), 1) if known else None if rows else 0.0
+    return build(Coverage, percent=percent, complete=complete, partial=partial,
+                 none=len(rows) - complete - partial, unknown=len(rows) - len(known))
 
 
 def _decision(rows: list[ResultRow], findings: list[ReportFinding]) -> Decision:

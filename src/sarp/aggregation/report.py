@@ -127,10 +127,23 @@ class Stats(_Record):
 
 
 class Coverage(_Record):
-    percent: float
+    """How much of the work the results cover: the mean coverage of the results whose
+    coverage is known (CLEAN and FINDINGS 100%, PARTIAL as stated, unparseable, ERROR and
+    BLOCKED 0%); a PARTIAL result that states none is `unknown`, left out of the mean
+    rather than counted as nothing done. `percent` is None when no coverage is known."""
+
+    percent: float | None
     complete: int  # CLEAN or FINDINGS
     partial: int  # PARTIAL, and unparseable (counted as PARTIAL, coverage 0)
     none: int  # ERROR or BLOCKED
+    unknown: int = 0  # PARTIAL results that state no coverage
+
+    def said(self) -> str:
+        """`78.7%`, `78.7% (1 unknown)`, `unknown`: the overall coverage in words."""
+        if self.percent is None:
+            return "unknown"
+        shown = f"{self.percent:g}%"
+        return f"{shown} ({self.unknown} unknown)" if self.unknown else shown
 
 
 class Report(_Record):

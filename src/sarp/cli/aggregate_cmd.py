@@ -87,8 +87,11 @@ def _summary(report: Report, console: Console) -> None:
     table.add_row(str(stats.results), f"{stats.findings} of {stats.input_findings}",
                   *(str(stats.by_severity[s.value]) for s in Severity),
                   str(stats.corroborated), str(len(report.gaps)),
-                  f"{report.coverage.percent:g}%")
+                  report.coverage.said().split(" (")[0])
     console.print(table)
+    if report.coverage.unknown:  # kept out of the table, which must fit 80 columns
+        console.print(f"coverage unknown for {report.coverage.unknown} result(s), "
+                      "left out of the overall coverage")
 
 
 def _failing(report: Report, fail_on: str) -> int:

@@ -253,7 +253,7 @@ def _verdict(report: Report) -> str:
         "</div>",
         f'<p class="muted">{report.stats.results} results, {report.stats.input_findings} '
         f"findings as reported, {report.stats.findings} after merging; overall coverage "
-        f"{_text(_number(report.coverage.percent))}%.</p>",
+        f"{_text(report.coverage.said())}.</p>",
         "</header>",
     ])
 
@@ -273,7 +273,7 @@ def _stats(report: Report) -> str:
         ("escalated", stats.escalated),
     ]
     covered = [
-        ("overall", f"{_number(coverage.percent)}%"),
+        ("overall", coverage.said()),
         ("complete", coverage.complete),
         ("partial", coverage.partial),
         ("none", coverage.none),

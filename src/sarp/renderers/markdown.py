@@ -85,7 +85,7 @@ def render(report: Report) -> str:
                f"**Findings**: {stats.findings} from {stats.input_findings} reported "
                f"(critical {sev['critical']}, major {sev['major']}, minor {sev['minor']}) · "
                f"**Corroborated**: {stats.corroborated} · "
-               f"**Coverage**: {_percent(report.coverage.percent)}")
+               f"**Coverage**: {report.coverage.said()}")
     out += ["", "## Stats", "", "| Status | Results |", "|---|---|"]
     out += [f"| {bucket} | {count} |" for bucket, count in stats.by_status.items() if count]
     out += ["", "| Severity | Findings |", "|---|---|"]
