@@ -120,12 +120,28 @@ def test_empty_replies(text: str) -> None:
     assert [d.code for d in result.diagnostics] == ["SARP001"]
 
 
-@pytest.mark.parametrize("text", ["Done.", "See the report above.", "done", "All done!",
-                                  "I've written the report to out/review.md."])
+@pytest.mark.parametrize("text", [
+    "Done.", "See the report above.", "done", "All done!",
+    "I've written the report to out/review.md.",
+    # USER16 #7: a result said to be in a file, in a sentence or two of the agent's words
+    "I ran out of room in this conversation, so I saved the full test-coverage review to "
+    "`reviews/shlex-tests.md` instead. See that file for the details.",
+    "Report saved to reviews/auth.md", "See reviews/auth.md for details.",
+    "I wrote the full review to reviews/auth.md.", "The review is in reviews/auth.md.",
+])
 def test_pointer_replies(text: str) -> None:
     result = sarp.parse(text)
     assert (result.status, result.delivery) == (sarp.Status.PARTIAL, sarp.Delivery.POINTER)
     assert [d.code for d in result.diagnostics] == ["SARP003", "SARP101"]
+
+
+@pytest.mark.parametrize("text", [
+    # a file named as the place of a defect, or a clean verdict, is no pointer
+    "The bug is in a.py: the loop never ends.", "Reviewed a.py: no issues found.",
+    "The main problem is in src/db.py, where the pool is never closed.",
+])
+def test_replies_that_name_a_file_are_not_pointers(text: str) -> None:
+    assert sarp.parse(text).delivery is not sarp.Delivery.POINTER
 
 
 def test_programmer_errors_raise() -> None:

@@ -81,10 +81,10 @@ def _parse(text: str, forced: str | None, policy: Policy) -> Result:
     if not builder.truncation and builder.closing_seen is not True and _abrupt_end(builder.doc):
         builder.truncated("the reply stops in the middle of a sentence",
                           builder.doc.last_nonblank())
-    if not builder.envelope and not builder.findings and _is_pointer(builder.doc):
+    pointer = _pointer(builder.doc) if not builder.envelope and not builder.findings else None
+    if pointer is not None:
         builder.pointer = True
-        line = builder.doc.first_nonblank()
-        builder.diag("SARP003", line, text=builder.doc.lines[line].strip()[:80])
+        builder.diag("SARP003", builder.doc.first_nonblank(), text=pointer)
     result = builder.finish(text)
     if result.delivery is Delivery.POINTER and not builder.envelope:
         result.conformance = Conformance.UNPARSEABLE
@@ -212,11 +212,29 @@ _SHORT_WORDS: Final = frozenset({"ok", "no", "up", "in", "on", "it", "is", "me",
                                  "id", "ui", "ux", "ai", "db", "os", "ci", "pr", "qa"})
 
 
-def _is_pointer(doc: Document) -> bool:
+# a short reply that says its result is in a file: `Report saved to reviews/auth.md`, `I
+# saved the full review to `reviews/x.md` instead. See that file for the details.`
+_IN_A_FILE: Final = re.compile(
+    r"\b(?:saved|wrote|written|put|stored|placed|attached|posted|is|are|lives|available)\b"
+    r"[^.\n]{0,80}?\b(?:to|in|at|into|under)\s+`?[\w./-]{1,200}\.\w{1,8}`?"
+    r"|\bsee\s+`?[\w./-]{1,200}\.\w{1,8}`?", re.IGNORECASE)
+_RESULT_NOUN: Final = re.compile(r"\b(?:review|report|results?|findings|analysis|summary|"
+                                 r"details|output|notes|write-?up)\b", re.IGNORECASE)
+
+
+def _pointer(doc: Document) -> str | None:
+    """What a reply that only points elsewhere says where its result is, or None."""
     texts = [doc.lines[i].strip() for i in range(len(doc.lines)) if doc.lines[i].strip()]
-    if not texts or len(texts) > 2 or sum(len(t) for t in texts) > 240:
-        return False
-    return all(_POINTER.match(t.strip("*_` ")) is not None for t in texts)
+    if not texts or len(texts) > 4 or sum(len(t) for t in texts) > 500:
+        return None
+    if len(texts) <= 2 and sum(len(t) for t in texts) <= 240 and all(
+            _POINTER.match(t.strip("*_` ")) is not None for t in texts):
+        return texts[0][:80]
+    joined = " ".join(texts)
+    in_a_file = _IN_A_FILE.search(joined)
+    if in_a_file is None or _RESULT_NOUN.search(joined) is None:
+        return None
+    return in_a_file.group(0)[:120]
 
 
 def _empty(text: str, forced: str | None) -> Result:
