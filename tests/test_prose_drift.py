@@ -901,3 +901,16 @@ def test_a_table_of_counts_is_no_list_of_findings(header: str) -> None:
              "| Critical | 0 |\n| High | — |\n| Low | **1** |\n")
     found = sarp.parse(reply).findings
     assert [(f.severity.value, f.title) for f in found] == [("minor", "Unused import")]
+
+
+@pytest.mark.parametrize("items", [
+    # USER16 #6: a P-scale rank leading a list item, bracketed or bare, bold or not
+    "1. **[P0]** refund.py:88 — refund amount never checked\n2. **[P2]** refund.py:120 — stale",
+    "- **P0** `refund.py:88` refund amount never checked\n- **P2** `refund.py:120` stale",
+    "- (P0): refund.py:88 refund amount never checked\n- P2 refund.py:120 stale",
+])
+def test_p_scale_ranks_leading_list_items(items: str) -> None:
+    found = sarp.parse(f"## Review of payments\n{items}\n").findings
+    assert [(f.native_severity, f.severity.value, f.location.raw if f.location else None)
+            for f in found] == [("P0", "critical", "refund.py:88"),
+                                ("P2", "minor", "refund.py:120")]

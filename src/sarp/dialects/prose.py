@@ -97,10 +97,12 @@ _RANKS: Final = frozenset({
     "critical", "high", "medium", "low", "major", "minor", "important", "nit", "suggestion",
     "trivial", "severe", "moderate", "blocker", "high severity", "medium severity",
     "low severity"})
-# `[HIGH] text`, `(minor): text`, `WARNING: text`: a severity leading a list item
-_BULLET: Final = re.compile(r"[\[(](?P<sev>[A-Za-z]{2,14})[\])]\s?[:—–-]?\s?"
+# `[HIGH] text`, `(minor): text`, `WARNING: text`, `[P0] text`, `P1 text`: a severity
+# leading a list item
+_BULLET: Final = re.compile(r"[\[(](?P<sev>[A-Za-z]{2,14}|[Pp][0-4])[\])]\s?[:—–-]?\s?"
                             r"|(?P<sev2>[A-Z]{4,14}|(?i:critical|high|medium|low|major|minor|"
-                            r"warning|suggestion|info|nit))\s?[:—–]\s?")
+                            r"warning|suggestion|info|nit))\s?[:—–]\s?"
+                            r"|(?P<sev3>P[0-4])\s(?:[:—–]\s?)?")
 _LOOSE_SEVERITY: Final = re.compile(
     r"(?<![\w-])(critical|blocker|high|major|important|medium|warning|minor|low|nit|"
     r"suggestion|cosmetic|bug|worth fixing|🔴|🟠|🟡|🟢)(?![\w-])", re.IGNORECASE)
@@ -582,7 +584,7 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
             count += 1
             continue
         if bullet is not None:
-            sev = bullet["sev"] or bullet["sev2"]
+            sev = bullet["sev"] or bullet["sev2"] or bullet["sev3"]
             rest = plain[bullet.end() :]
             if normalise_word(sev) in SEVERITY_WORDS and not (
                     loose and _NOTHING.fullmatch(rest.strip(" *_"))):
