@@ -159,11 +159,12 @@ def test_linter_log_golden() -> None:
     assert ruff.fields == {"run": 1, "tool": {
         "name": "ruff", "version": "0.6.9", "informationUri": "https://github.com/astral-sh/ruff"}}
     assert [f.model_dump(mode="json") for f in ruff.findings] == [
-        finding("F1", "critical", "error", "F401", "`{name}` imported but unused",
+        # USER16 #11: a rule description with template holes is no title; the message is
+        finding("F1", "critical", "error", "F401", "`os` imported but unused",
                 loc("src/app/main.py:3", "src/app/main.py", 3), "`os` imported but unused",
                 suggestion="Remove unused import: `os`"),
         # no level: the rule's default, as written there
-        finding("F2", "minor", "note", "E501", "Line too long ({width} > {limit})",
+        finding("F2", "minor", "note", "E501", "Line too long (112 > 100)",
                 loc("file:///home/ci/project/src/app/util%20s.py:88", "src/app/util s.py", 88),
                 "Line too long (112 > 100)"),
     ]
@@ -459,3 +460,22 @@ def test_round_trip_through_sarp_sarif() -> None:
     # read back, the log aggregates like any other input: one result, nothing merged
     again = aggregate([back])
     assert again.stats.by_severity == report.stats.by_severity
+
+
+def test_a_sarif_log_parses_as_sarif_everywhere(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    # USER16 #11: `sarp parse x.sarif` read a SARIF log as a json reply with no status
+    text = json.dumps(LINT_LOG, indent=2)
+    whole = sarp.parse(text)
+    assert (whole.dialect, whole.status, whole.agent) == ("sarif", Status.FINDINGS,
+                                                          "ruff, CodeQL")
+    runs = results_from_sarif(text, "x")
+    assert [f.id for f in whole.findings] == [
+        f"run{n}.{f.id}" for n, run in enumerate(runs, 1) for f in run.findings]
+    from sarp.cli.main import main
+
+    (tmp_path / "lint.sarif").write_text(text)
+    assert main(["parse", str(tmp_path / "lint.sarif"), "--format", "jsonl"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(r["id"].rsplit("/", 1)[-1], r["dialect"], len(r["findings"])) for r in lines] == [
+        ("lint.sarif#run1", "sarif", 2), ("lint.sarif#run2", "sarif", len(runs[1].findings))]

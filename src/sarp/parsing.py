@@ -18,6 +18,7 @@ from typing import Final
 
 from sarp import diagnostics
 from sarp.dialects import DIALECTS, Builder, Policy, detect
+from sarp.dialects.sarif import is_sarif, results_from_sarif
 from sarp.model import Conformance, Delivery, Diagnostic, Result, Status, build
 from sarp.text.inline import list_item
 from sarp.text.lines import PLAIN, Document
@@ -49,9 +50,33 @@ def parse(text: str, *, dialect: str | None = None, policy: Policy | None = None
         raise KeyError(f"unknown dialect {dialect!r}; known: {', '.join(DIALECTS)}")
     policy = policy or Policy()
     try:
+        if dialect is None and is_sarif(text):
+            return _one_result(results_from_sarif(text, "", policy))
         return _parse(text, dialect, policy)
     except Exception as exc:  # the never-raise contract: see the header
         return _internal_error(text, dialect, policy, exc)
+
+
+def _one_result(runs: list[Result]) -> Result:
+    """A SARIF log as one Result: its run's, or with several runs (several tools), every
+    run's findings in order, ids prefixed by the run (`run2.F1`), the worst status.
+    (`results_from_sarif` and `sarp aggregate` keep one Result per run.)"""
+    first = runs[0]
+    first.id = None
+    if len(runs) == 1:
+        return first
+    findings = [f.model_copy(update={"id": f"run{n}.{f.id}"})
+                for n, run in enumerate(runs, 1) for f in run.findings]
+    status = min((run.status for run in runs), key=_STATUS_ORDER.index)
+    return first.model_copy(update={
+        "findings": findings, "status": status, "agent": ", ".join(dict.fromkeys(
+            run.agent for run in runs if run.agent)) or None,
+        "diagnostics": [d for run in runs for d in run.diagnostics]})
+
+
+# worst first: what a log of several runs says when its runs disagree
+_STATUS_ORDER: Final = (Status.ERROR, Status.BLOCKED, Status.PARTIAL, Status.FINDINGS,
+                        Status.CLEAN)
 
 
 def _parse(text: str, forced: str | None, policy: Policy) -> Result:

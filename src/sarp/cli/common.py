@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 import click
 
 from sarp import DIALECTS, Diagnostic, Result, parse
+from sarp.dialects.sarif import is_sarif, results_from_sarif
 
 __all__ = ["UsageFailure", "dialect_option", "format_diagnostic", "read_inputs"]
 
@@ -42,6 +43,9 @@ def read_inputs(paths: tuple[str, ...]) -> Iterator[tuple[str, str]]:
 
 def parse_inputs(paths: tuple[str, ...], dialect: str | None) -> Iterator[Result]:
     for name, text in read_inputs(paths):
+        if dialect is None and is_sarif(text):  # one Result per run, as aggregate reads it
+            yield from results_from_sarif(text, name)
+            continue
         result = parse(text, dialect=dialect)
         result.id = name
         yield result

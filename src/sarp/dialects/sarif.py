@@ -23,8 +23,9 @@
 # - Finding fields: severity from `level` (error -> critical, warning -> major,
 #   note/none -> minor; no level: the rule's defaultConfiguration.level, else warning
 #   for kind fail, none otherwise, as SARIF §3.27.10 says), native_severity = the level
-#   word used, type = ruleId, title = the rule's shortDescription (else its name, else
-#   the ruleId), description = message.text (or markdown, or message.id resolved through
+#   word used, type = ruleId, title = the rule's shortDescription (the message's first
+#   line when that is a template with `{name}` holes; else the rule's name, else the
+#   ruleId), description = message.text (or markdown, or message.id resolved through
 #   the rule's or the driver's messageStrings, `{0}` placeholders filled from
 #   `arguments`), location from the first location with a file (path from
 #   artifactLocation.uri: `file://` stripped, percent-decoding undone, a relative
@@ -64,6 +65,7 @@ from sarp.text import jsontext
 __all__ = ["LEVEL_SEVERITY", "is_sarif", "results_from_sarif"]
 
 CRIT, MAJOR, MINOR = Severity.CRITICAL, Severity.MAJOR, Severity.MINOR
+_TEMPLATE_HOLE: Final = re.compile(r"\{\w{1,40}\}")  # `{name}`, `{0}`: left unfilled
 LEVEL_SEVERITY: Final = {"error": CRIT, "warning": MAJOR, "note": MINOR, "none": MINOR}
 # Words tools put in `level` although the schema allows only the four above.
 _LEVEL_WORDS: Final = {
@@ -419,13 +421,17 @@ class _Run:
             self.diag("SARP405", path=f"{where}.level", problem=f"is {_kind(item['level'])},"
                       " not a level word; ignored", hint=f"Write one of {_LEVELS_ALLOWED}.")
         severity, native = self._severity(item, rule, kind, finding_id)
-        title = _str(_dict(rule.get("shortDescription")).get("text")) or \
-            _str(rule.get("name")) or rule_id
+        description = self._message(item, rule, where)
+        title = _str(_dict(rule.get("shortDescription")).get("text"))
+        if title is not None and _TEMPLATE_HOLE.search(title) and description:
+            # ruff's "`{name}` imported but unused": a template, not this result's words
+            title = description.split("\n", 1)[0][:200]
+        title = title or _str(rule.get("name")) or rule_id
         props = _dict(item.get("properties"))
         return build(Finding,
             id=finding_id, severity=severity, native_severity=native, type=rule_id,
             title=title, location=self._location(_list(item.get("locations"))),
-            counter_location=None, description=self._message(item, rule, where),
+            counter_location=None, description=description,
             impact=_str(props.get("impact")),
             suggestion=_str(props.get("suggestion")) or _fix(item.get("fixes")),
             confidence=_confidence(props.get("confidence")), agent=None, line=None,
