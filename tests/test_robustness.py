@@ -162,3 +162,22 @@ def test_a_failing_dialect_falls_back_to_plain_text(monkeypatch: pytest.MonkeyPa
     assert "RuntimeError: a bug in a dialect" in result.diagnostics[0].message
     assert [(f.location.path, f.location.line) for f in result.findings if f.location] == [
         ("a.py", 3)]
+
+
+@pytest.mark.parametrize(("data", "text", "note"), [
+    # USER16 #13: a reply in another encoding is read, and what it took is said
+    ("RESULT: CLEAN".encode("utf-8-sig"), "RESULT: CLEAN", None),
+    ("RESULT: CLEAN é".encode("utf-16"), "RESULT: CLEAN é", "UTF-16 with a byte order mark"),
+    ("RESULT: CLEAN".encode("utf-32"), "RESULT: CLEAN", "UTF-32 with a byte order mark"),
+    (b"RESULT: CLEAN \xff", "RESULT: CLEAN \ufffd", "bytes that are not UTF-8, the first at"
+                                                    " byte 14"),
+])
+def test_bytes_in_other_encodings_are_read_and_said(data: bytes, text: str,
+                                                    note: str | None) -> None:
+    from sarp.text.decode import decode, note_decoding
+
+    read, said = decode(data)
+    assert read == text
+    assert (said or "").startswith(note or "") and (said is None) == (note is None)
+    result = note_decoding(sarp.parse(read), said)
+    assert ("SARP008" in [d.code for d in result.diagnostics]) == (note is not None)

@@ -48,6 +48,8 @@ _TABLE: Final[tuple[Code, ...]] = (
     Code("SARP006", ERROR, "line {line} of {source} is not a Result ({error}); kept as an"
          " unparseable result", "Write one Result object (sarp parse --format jsonl) per line."),
     Code("SARP007", ERROR, "{source} could not be read ({error}); kept as an unparseable result"),
+    Code("SARP008", WARNING, "the reply is not plain UTF-8 ({what})",
+         "Write the reply as UTF-8 text."),
     Code("SARP009", ERROR, "sarp could not read this reply as its dialect ({error}); it was"
          " read as plain text instead. Please report this as a sarp bug"),
     # 1xx envelope and summary line

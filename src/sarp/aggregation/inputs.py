@@ -27,6 +27,7 @@ from sarp.dialects.sarif import is_sarif, results_from_sarif
 from sarp.model import Conformance, Delivery, Result, Status, build
 from sarp.parsing import parse
 from sarp.text import jsontext
+from sarp.text.decode import decode, note_decoding
 
 __all__ = ["InputError", "distinct_ids", "expand", "load_file", "load_results", "load_text",
            "sarp_report"]
@@ -104,7 +105,8 @@ def load_file(path: Path, skipped: list[str] | None = None) -> list[Result]:
     except OSError as exc:
         return [_unreadable(source, make("SARP007", None, source=source,
                                          error=exc.strerror or type(exc).__name__))]
-    return load_text(data.decode("utf-8-sig", errors="replace"), source, skipped)
+    text, note = decode(data)
+    return [note_decoding(result, note) for result in load_text(text, source, skipped)]
 
 
 def load_text(text: str, source: str, skipped: list[str] | None = None) -> list[Result]:

@@ -21,6 +21,7 @@ from sarp.aggregation.policy import DEDUPE_POLICIES
 from sarp.cli.common import UsageFailure
 from sarp.model import Result, Severity
 from sarp.renderers import REPORT_FORMATS, render_report
+from sarp.text.decode import decode, note_decoding
 
 __all__ = ["command"]
 
@@ -36,8 +37,8 @@ def _load(paths: tuple[str, ...], report_file: Path | None) -> list[Result]:
     results: list[Result] = []
     skipped: list[str] = []
     if "-" in paths:  # a reply (or JSONL of Results) piped in
-        stdin = sys.stdin.buffer.read().decode("utf-8-sig", errors="replace")
-        results.extend(load_text(stdin, "<stdin>", skipped))
+        stdin, note = decode(sys.stdin.buffer.read())
+        results.extend(note_decoding(r, note) for r in load_text(stdin, "<stdin>", skipped))
     try:
         files = expand(p for p in paths if p != "-")
     except InputError as exc:

@@ -11,6 +11,7 @@ import click
 
 from sarp import DIALECTS, Diagnostic, Result, parse
 from sarp.dialects.sarif import is_sarif, results_from_sarif
+from sarp.text.decode import decode, note_decoding
 
 __all__ = ["UsageFailure", "dialect_option", "format_diagnostic", "read_inputs"]
 
@@ -29,26 +30,33 @@ def dialect_option(name: str = "--dialect", help_text: str = "Force this dialect
 
 
 def read_inputs(paths: tuple[str, ...]) -> Iterator[tuple[str, str]]:
-    """(name, text) per input; `-` is stdin. Bytes that are not UTF-8 are replaced."""
+    """(name, text) per input; `-` is stdin. Text that is not UTF-8 is read anyway."""
+    for name, text, _note in _decoded_inputs(paths):
+        yield name, text
+
+
+def _decoded_inputs(paths: tuple[str, ...]) -> Iterator[tuple[str, str, str | None]]:
+    """(name, text, what decoding it took) per input (see `sarp.text.decode`)."""
     for path in paths:
         if path == "-":
-            yield "<stdin>", sys.stdin.buffer.read().decode("utf-8", errors="replace")
+            yield "<stdin>", *decode(sys.stdin.buffer.read())
             continue
         try:
             data = Path(path).read_bytes()
         except OSError as exc:
             raise UsageFailure(f"cannot read {path}: {exc.strerror or exc}") from exc
-        yield path, data.decode("utf-8", errors="replace")
+        yield path, *decode(data)
 
 
 def parse_inputs(paths: tuple[str, ...], dialect: str | None) -> Iterator[Result]:
-    for name, text in read_inputs(paths):
+    for name, text, note in _decoded_inputs(paths):
         if dialect is None and is_sarif(text):  # one Result per run, as aggregate reads it
-            yield from results_from_sarif(text, name)
+            for run in results_from_sarif(text, name):
+                yield note_decoding(run, note)
             continue
         result = parse(text, dialect=dialect)
         result.id = name
-        yield result
+        yield note_decoding(result, note)
 
 
 def format_diagnostic(name: str, diag: Diagnostic, fmt: str) -> str:
