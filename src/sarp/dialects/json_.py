@@ -63,6 +63,12 @@ FINDING_KEYS: Final = {
     "how_to_fix": "suggestion", "recommended_fix": "suggestion",
     "confidence": "confidence", "agent": "agent",
 }
+# What the json dialect's JSON Schema (`sarp schema --dialect json`) requires: a reply
+# without one of these is read, but never as conformant, so lint and the schema agree.
+# (A missing status and a missing location have diagnostics of their own.)
+REQUIRED_REPLY_KEYS: Final = ("status", "summary", "findings")
+REQUIRED_FINDING_KEYS: Final = ("id", "severity", "location", "description")
+_CHECKED_HERE: Final = frozenset({"id", "severity", "description"})
 # Fields that hold prose: a second key for one of them adds to it instead of replacing it.
 _PROSE: Final = frozenset({"description", "impact", "suggestion"})
 # what a finding's place is written with; read together once every key is seen
@@ -360,6 +366,9 @@ class JsonDialect:
         read_object(b, value, start_line, item_lines(text[span[0] : span[1]], start_line))
         if b.status_word is None:
             _without_status(b, value, start_line)
+        if "summary" not in {RESULT_KEYS.get(key_name(key)) for key in value}:
+            b.diag("SARP401", start_line, dialect="json", part="summary",
+                   hint="Say in two or three sentences what was done and found.")
 
     def render(self, result: Result) -> str:
         data = result.model_dump(mode="json", exclude={
@@ -466,6 +475,7 @@ def _assign(b: Builder, target: str, value: Any, line: int, lines: list[int]) ->
             b.diag("SARP405", line, path="findings", problem="is not a list",
                    hint="Write findings as a list of objects.")
             value = [value] if value else []
+        _missing_keys(b, value, line)
         for n, item in enumerate(value):
             if isinstance(item, str) and _SAYS_NONE.fullmatch(item.strip()):
                 # `"findings": "None found"`, `[""]`: a clean reply's words, not a finding
@@ -624,6 +634,26 @@ def _ranges(value: Any) -> list[str]:
     if run:
         out.append(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]))
     return out
+
+
+def _missing_keys(b: Builder, findings: list[Any], line: int) -> None:
+    """One SARP405 per required finding key some findings leave out (not one per finding:
+    agents that leave out ids leave them out of every finding)."""
+    missing: dict[str, list[int]] = {}
+    for n, item in enumerate(findings):
+        if not isinstance(item, dict):
+            continue
+        given = {FINDING_KEYS.get(key_name(key)) for key, value in item.items()
+                 if value not in (None, "", [], {})}
+        for key in REQUIRED_FINDING_KEYS:
+            if key in _CHECKED_HERE and key not in given:
+                missing.setdefault(key, []).append(n)
+    for key, numbers in missing.items():
+        which = ", ".join(f"[{n}]" for n in numbers[:10]) + (", ..." if len(numbers) > 10 else "")
+        b.diag("SARP405", line, path=f"findings{which if len(numbers) == 1 else ''}.{key}",
+               problem=f"is missing from {len(numbers)} of {len(findings)} finding(s)"
+                       + ("" if len(numbers) == 1 else f" ({which})"),
+               hint=f"Give every finding its {key}, as the JSON Schema requires.")
 
 
 def _finding(b: Builder, item: Any, n: int, line: int) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from sarp.dialects.json_ import SEVERITIES
+from sarp.dialects.json_ import REQUIRED_FINDING_KEYS, REQUIRED_REPLY_KEYS, SEVERITIES
 from sarp.model import Result
 from sarp.vocab import STATUS
 
@@ -40,7 +40,7 @@ def _finding() -> dict[str, Any]:
             "confidence": {"type": "number", "minimum": 0, "maximum": 100,
                            "description": "How sure you are, 0-100."},
         },
-        "required": ["id", "severity", "location", "description"],
+        "required": list(REQUIRED_FINDING_KEYS),
         "additionalProperties": False,
     }
 
@@ -67,7 +67,7 @@ def _reply() -> dict[str, Any]:
             "blockers": {"type": "array", "items": {"type": "string"},
                          "description": "What stops the work, and what would unblock it."},
         },
-        "required": ["status", "summary", "findings"],
+        "required": list(REQUIRED_REPLY_KEYS),
         "additionalProperties": False,
         # the status must agree with the findings, as the parser checks (SARP302)
         "allOf": [
