@@ -131,6 +131,8 @@ SUCCESS
     ("- Lowercase names: `repr1()` at a.py:60 also accepts lowercase type names."
      " | Severity: minor", 2),
     ("- Type-name dispatch: `a.py:60` (also 72, 90) | Severity: minor", 1),
+    ("- Dispatch by type name also picks the wrong handler for subclasses. | Severity: minor",
+     2),
     ("- None besides what's in the table.", 1),
     ("- Nothing further — see above.", 1),
     # another rank at the row's place: another defect there, not a restatement

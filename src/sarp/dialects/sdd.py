@@ -278,15 +278,15 @@ class SddDialect:
             else:
                 raw.description = body
             raw.location = common.location_in(body)
-            twin = rows.restated(raw)
+            # `decode() at a.py:160 also accepts …`: it adds to a row, never restates one
+            adds = _ANOTHER.search(_IN_PARENS.sub("", body)) is not None
+            twin = rows.restated(raw) if not adds else None
             if twin is not None:
                 raw.type = None
                 twin.fill(raw)
-            elif not raw.id and (_ANOTHER.search(_IN_PARENS.sub("", body)) is not None or (
+            elif not raw.id and (adds or (
                     len(body.split()) > _BRIEF and not _says_again(matcher.find(raw), raw))):
-                # `decode() at a.py:160 also accepts …`, or a place named in a paragraph
-                # of its own: another defect, its own finding
-                b.add(raw)
+                b.add(raw)  # it adds, or names a place in a paragraph of its own
             else:
                 if matcher.find(raw) is not None:
                     raw.type = None  # it restates a table row: the row keeps its kind
