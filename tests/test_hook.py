@@ -140,6 +140,21 @@ def test_option_errors_never_block(args: tuple[str, ...], monkeypatch: pytest.Mo
     assert err.startswith("sarp hook: ")
 
 
+@pytest.mark.parametrize(("argv", "warning"), [
+    (["subagent-stop", "--wat"], "No such option '--wat'. Letting the subagent stop."),
+    (["nonexist"], "No such command 'nonexist'. Letting the subagent stop."),
+    (["subagent-stop", "--dialec", "adr013"],
+     "No such option '--dialec'. Did you mean '--dialect'? Letting the subagent stop."),
+])
+def test_usage_error_warnings_read_as_sentences(argv: list[str], warning: str,
+                                                monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """click's message is a sentence; the hook's own part must not be glued on as `.;`."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    assert main(["hook", *argv]) == 0
+    assert capsys.readouterr() == ("", f"sarp hook: {warning}\n")
+
+
 def test_session_transcript_is_read_only_for_sidechain_entries(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], state: str,
         tmp_path: Path) -> None:

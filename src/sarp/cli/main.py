@@ -55,8 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args[:1] == ["hook"]:
             # an agent runtime reads exit 2 from a hook as "block": a typo in the hook's
             # settings must not send every subagent back, so warn and let it stop
-            click.echo(f"sarp hook: {exc.format_message()}; letting the subagent stop",
-                       err=True)
+            click.echo(f"sarp hook: {_letting_it_stop(exc.format_message())}", err=True)
             return 0
         exc.show()
         return 2
@@ -83,6 +82,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                    err=True)
         return 3
     return code if isinstance(code, int) else 0
+
+
+def _letting_it_stop(message: str) -> str:
+    """click's message, then what the hook does about it. click writes whole sentences
+    ("No such option '--wat'.", "... Did you mean '--dialect'?", or the group's help),
+    so the hook's part is a sentence of its own rather than a clause glued to theirs."""
+    message = message.rstrip()
+    separator = "\n" if "\n" in message else " "  # after a help text: on a line of its own
+    return f"{message}{separator}Letting the subagent stop."
 
 
 def run() -> None:
