@@ -319,6 +319,14 @@ def test_cli_stack(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run_cli(capsys, "stack", str(task_file))[0] == 2
 
 
+
+def test_cli_stack_help_says_skill_is_a_file(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _err = run_cli(capsys, "stack", "--help")
+    assert code == 0
+    # the option's entry runs from `--skill ` to the next option, wrapped to the terminal
+    entry = " ".join(out.split("--skill ", 1)[1].split("--", 1)[0].split())
+    assert entry == "FILE A skill file (Markdown) whose text becomes the prompt's Skill Context."
+
 TRIGGER_WORDS = sorted({word for p in REGISTRY.protocols.values()
                         for word in (*p.labels, *p.keywords, *p.skills, *p.epic_labels)})
 NAMES = sorted(p.name for p in REGISTRY.conditional())

@@ -38,7 +38,8 @@ def _fail(where: str, exc: StackError) -> None:
               default="standard", show_default=True)
 @click.option("--budget", type=click.IntRange(min=1), default=DEFAULT_BUDGET,
               show_default=True, help="Token budget of the whole prompt.")
-@click.option("--skill", "skill_file", default=None, help="Skill content to include.")
+@click.option("--skill", "skill_file", default=None, metavar="FILE",
+              help="A skill file (Markdown) whose text becomes the prompt's Skill Context.")
 @click.option("--protocols-dir", "directories", multiple=True,
               help="Folder of protocol files that add to or replace the shipped ones.")
 @click.option("--set", "settings", multiple=True, metavar="NAME=VALUE",
