@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from sarp import Diagnostic, DiagnosticSeverity
+from sarp.cli.common import format_diagnostic
 from sarp.cli.main import main
 
 CLEAN = """RESULT: CLEAN | Type: digest | Doc: README.md | Sections: 3 | Entities: 2 | Cross-refs: 0
@@ -116,6 +118,31 @@ def test_lint_json_and_github(files: dict[str, str], capsys: pytest.CaptureFixtu
     assert first == (f"::notice file={files['drifted.md']},line=3,col=1,title=SARP104::summary"
                      " line is not the first line; 1 line(s) before it read as part of the reply")
 
+
+@pytest.mark.parametrize(("name", "message", "annotation"), [
+    ("rev,v2:final.md", "cut off", "::warning file=rev%2Cv2%3Afinal.md,line=3,col=1,"
+     "title=SARP002::cut off"),
+    ("100%.md", "50% done\r\nthen: stop, here",
+     "::warning file=100%25.md,line=3,col=1,title=SARP002::50%25 done%0D%0Athen: stop, here"),
+    ("a%2C.md", "%0A stays literal", "::warning file=a%252C.md,line=3,col=1,title=SARP002::"
+     "%250A stays literal"),
+])
+def test_github_annotations_escape_properties_and_message(name: str, message: str,
+                                                          annotation: str) -> None:
+    """GitHub's rules: `%`, CR and LF everywhere, and `:` and `,` in property values."""
+    diag = Diagnostic(code="SARP002", severity=DiagnosticSeverity.WARNING, line=3, column=1,
+                      message=message)
+    assert format_diagnostic(name, diag, "github") == annotation
+
+
+def test_lint_github_escapes_the_file_name(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    reply = tmp_path / "rev,v2:final.md"
+    reply.write_text(DRIFTED, encoding="utf-8")
+    assert main(["lint", str(reply), "--format", "github"]) == 0
+    escaped = str(reply).replace(",", "%2C").replace(":", "%3A")
+    assert capsys.readouterr().out.startswith(f"::notice file={escaped},line=3,col=1,"
+                                              "title=SARP104::")
 
 def test_convert(files: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["convert", files["drifted.md"], "--to", "adr013"]) == 0
