@@ -106,6 +106,18 @@ def test_lint_errors_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
                                       " to ERROR\n"
 
 
+@pytest.mark.parametrize("text", ["", "  \n", "\n\n"], ids=["no text", "blank", "newlines"])
+def test_empty_reply_is_placed_at_1_1_in_every_format(text: str, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """Every diagnostic has a 1-based line and column, the same in JSON as in text."""
+    empty = tmp_path / "empty.md"
+    empty.write_text(text, encoding="utf-8")
+    assert main(["lint", str(empty), "--format", "json"]) == 1
+    [record] = json.loads(capsys.readouterr().out)
+    assert (record["code"], record["line"], record["column"]) == ("SARP001", 1, 1)
+    assert main(["lint", str(empty)]) == 1
+    assert capsys.readouterr().out.startswith(f"{empty}:1:1: SARP001 ")
+
 def test_lint_json_and_github(files: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["lint", files["drifted.md"], "--format", "json"]) == 0
     records = json.loads(capsys.readouterr().out)
