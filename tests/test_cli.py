@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -206,3 +208,57 @@ def test_prompt_schema_and_reask_commands(files: dict[str, str],
     assert capsys.readouterr().out == ""
     assert main(["reask", files["drifted.md"]]) == 1
     assert "Write instead: RESULT: FINDINGS | Type: consistency" in capsys.readouterr().out
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_sarp(*argv: str, stdout_path: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """The real `sarp` in a child process, its stdout opened on `stdout_path`."""
+    with open(stdout_path, "w", encoding="utf-8") as stdout:
+        return subprocess.run([sys.executable, "-c", "from sarp.cli.main import run; run()",
+                               *argv], input=stdin, stdout=stdout, stderr=subprocess.PIPE,
+                              text=True, cwd=ROOT, check=False, timeout=60)
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("argv", [
+    ["parse", "examples/asking/reply-2.md"],
+    ["lint", "examples/asking/reply-1.md"],
+    ["convert", "examples/asking/reply-2.md", "--to", "json"],
+    ["reask", "examples/asking/reply-1.md"],
+    ["prompt", "--dialect", "adr013"],
+    ["stack", "examples/cleo/task-T2401.json"],
+    ["aggregate", "examples/review-run"],
+    ["aggregate", "examples/review-run", "--fail-on", "major"],
+], ids=lambda argv: " ".join(argv))
+def test_a_refused_write_to_stdout_is_an_io_error_not_a_bug(argv: list[str]) -> None:
+    """Exit 2 with one line, as for an unwritable -o; no traceback, no exit 3."""
+    done = run_sarp(*argv, stdout_path="/dev/full")
+    assert (done.returncode, done.stderr) == (
+        2, "sarp: error: cannot write <stdout>: No space left on device\n")
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_refused_summary_keeps_the_fail_on_exit_code(tmp_path: Path) -> None:
+    """With -o the report is written; the summary table on stdout is only decoration."""
+    report = tmp_path / "x.sarif"
+    done = run_sarp("aggregate", "examples/review-run", "--format", "sarif", "-o", str(report),
+                    "--fail-on", "major", stdout_path="/dev/full")
+    assert done.returncode == 1
+    warning, failing = done.stderr.splitlines()
+    assert warning == ("sarp: warning: cannot write <stdout>: No space left on device (the"
+                       f" summary; the report is in {report})")
+    assert failing.endswith(" finding(s) at or above major")
+    assert json.loads(report.read_text(encoding="utf-8"))["version"] == "2.1.0"
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_the_hook_lets_the_subagent_stop_when_its_answer_cannot_be_written(
+        tmp_path: Path) -> None:
+    payload = json.dumps({"agent_id": "a1", "last_assistant_message": "All done."})
+    done = run_sarp("hook", "subagent-stop", "--dialect", "adr013", "--state-dir",
+                    str(tmp_path), stdout_path="/dev/full", stdin=payload)
+    assert (done.returncode, done.stderr) == (
+        0, "sarp hook: cannot write <stdout>: No space left on device; letting the subagent"
+        " stop\n")

@@ -11,7 +11,8 @@ import click
 
 from sarp import DIALECTS, Diagnostic, Result, parse
 
-__all__ = ["UsageFailure", "dialect_option", "format_diagnostic", "read_inputs"]
+__all__ = ["OutputFailure", "UsageFailure", "dialect_option", "format_diagnostic",
+           "read_inputs"]
 
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -19,6 +20,11 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 class UsageFailure(Exception):
     """A user error outside click's own parsing (an unreadable file): exit code 2."""
+
+
+class OutputFailure(UsageFailure):
+    """stdout refused a write (a full disk, a closed log): the same exit 2 as an
+    unwritable -o FILE, since nothing is wrong with sarp."""
 
 
 def dialect_option(name: str = "--dialect", help_text: str = "Force this dialect instead"

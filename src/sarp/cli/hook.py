@@ -28,6 +28,7 @@ from typing import Any
 import click
 
 from sarp import DIALECTS, DiagnosticSeverity, parse
+from sarp.cli.common import OutputFailure
 from sarp.prompts import reask
 from sarp.prompts.reask import defects
 
@@ -109,6 +110,9 @@ def subagent_stop(dialect: str | None, max_blocks: str, lenient: bool,
     """
     try:
         return _subagent_stop(dialect, max_blocks, lenient, state_dir)
+    except OutputFailure as exc:  # the decision could not be written
+        _warn(f"{exc}; letting the subagent stop")
+        return 0
     except Exception as exc:  # the hook must never break a session: warn and let it stop
         _warn(f"internal error ({type(exc).__name__}: {exc}); letting the subagent stop")
         return 0

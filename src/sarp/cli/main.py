@@ -2,9 +2,9 @@
 # exit codes in one place.
 #
 # Exit codes (SPEC §11): 0 ok; 1 the input has errors (or findings at or above
-# --fail-on); 2 usage error (bad option, unreadable file); 3 internal error; 130
-# interrupted. No traceback reaches the user except for an internal error, where the
-# last line says it is a sarp bug.
+# --fail-on); 2 usage error (bad option, unreadable file, a file or stdout that refuses
+# a write); 3 internal error; 130 interrupted. No traceback reaches the user except for
+# an internal error, where the last line says it is a sarp bug.
 from __future__ import annotations
 
 import sys
@@ -24,6 +24,7 @@ from sarp.cli import (
     stack_cmd,
 )
 from sarp.cli.common import UsageFailure
+from sarp.cli.output import guarded_stdout
 
 __all__ = ["main", "run"]
 
@@ -50,7 +51,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI with `argv` (default: sys.argv[1:]) and return the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
     try:
-        code = cli.main(args=args, prog_name="sarp", standalone_mode=False)
+        with guarded_stdout():  # a refused write to stdout is an OutputFailure, not a bug
+            code = cli.main(args=args, prog_name="sarp", standalone_mode=False)
     except click.UsageError as exc:
         if args[:1] == ["hook"]:
             # an agent runtime reads exit 2 from a hook as "block": a typo in the hook's
@@ -59,7 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         exc.show()
         return 2
-    except UsageFailure as exc:
+    except UsageFailure as exc:  # and OutputFailure: stdout refused a write
         click.echo(f"sarp: error: {exc}", err=True)
         return 2
     except click.Abort:
