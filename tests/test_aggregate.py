@@ -1,6 +1,7 @@
 """sarp.aggregate: merge policies, cross-validation, confidence, the run's judgement."""
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -596,6 +597,52 @@ def test_a_run_where_nothing_finished_is_not_ready() -> None:
     failed = aggregate([result("a", status=Status.ERROR), result("b", status=Status.ERROR)])
     assert (failed.verdict, failed.decision) == (Verdict.REVIEW_RECOMMENDED, Decision.RETRY)
 
+
+# (results' status, conformance and delivery, the verdict) with review_above far out of
+# reach: whether anything was read to the end decides, not a threshold
+NOTHING_READ_TO_THE_END = [
+    ([], Verdict.REVIEW_RECOMMENDED),
+    ([(Status.PARTIAL, Conformance.REPAIRED, Delivery.COMPLETE)], Verdict.REVIEW_RECOMMENDED),
+    ([(Status.PARTIAL, Conformance.REPAIRED, Delivery.TRUNCATED)], Verdict.REVIEW_RECOMMENDED),
+    ([(Status.PARTIAL, Conformance.UNPARSEABLE, Delivery.COMPLETE)],
+     Verdict.REVIEW_RECOMMENDED),
+    ([(Status.CLEAN, Conformance.UNPARSEABLE, Delivery.POINTER)], Verdict.REVIEW_RECOMMENDED),
+    ([(Status.BLOCKED, Conformance.CONFORMANT, Delivery.COMPLETE)],
+     Verdict.REVIEW_RECOMMENDED),
+    ([(Status.ERROR, Conformance.UNPARSEABLE, Delivery.EMPTY)], Verdict.REVIEW_RECOMMENDED),
+    ([(Status.ERROR, Conformance.UNPARSEABLE, Delivery.EMPTY),
+      (Status.CLEAN, Conformance.CONFORMANT, Delivery.COMPLETE)], Verdict.READY),
+    ([(Status.FINDINGS, Conformance.REPAIRED, Delivery.COMPLETE)], Verdict.READY),
+]
+
+
+@pytest.mark.parametrize(("results", "verdict"), NOTHING_READ_TO_THE_END)
+def test_nothing_read_to_the_end_is_review_recommended_whatever_the_thresholds(
+        results: list[tuple[Status, Conformance, Delivery]], verdict: Verdict) -> None:
+    run = [result(f"r{k}", finding(10, severity="minor"), status=status,
+                  conformance=conformance, delivery=delivery)
+           for k, (status, conformance, delivery) in enumerate(results)]
+    assert aggregate(run, AggregationPolicy(review_above=100)).verdict is verdict
+
+
+def test_a_critical_outranks_nothing_read_to_the_end() -> None:
+    run = [result("a", finding(10, severity="critical"), status=Status.PARTIAL)]
+    assert aggregate(run).verdict is Verdict.FIX_ISSUES_FIRST
+
+
+def test_the_readme_states_the_verdict_rule_the_code_applies() -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    start = readme.index("The verdict is `FIX ISSUES FIRST`")
+    rule = " ".join(readme[start:readme.index("\n\n", start)].split())
+    assert rule == (
+        "The verdict is `FIX ISSUES FIRST` with `fix_first_at` (1) or more critical findings;"
+        " else `REVIEW RECOMMENDED` with more than `review_above` (5) major findings, or,"
+        " whatever the findings, when nothing was read to the end: no result is CLEAN or"
+        " FINDINGS (none came back, or each one is PARTIAL, cut off, unparseable, BLOCKED or"
+        " ERROR); else `READY`. The two thresholds are settings; the rule about nothing read"
+        " to the end is not.")
+    defaults = AggregationPolicy()
+    assert (defaults.fix_first_at, defaults.review_above) == (1, 5)
 
 @pytest.mark.parametrize(("stated", "percent"), [
     ("51%", 51.0), ("3/4 files", 75.0), ("2 of 6 sections", 33.3), (250, 100.0), (-40, 0.0),

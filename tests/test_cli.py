@@ -2,10 +2,14 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from sarp import Diagnostic, DiagnosticSeverity
+from sarp.cli.common import format_diagnostic
 from sarp.cli.main import main
 
 CLEAN = """RESULT: CLEAN | Type: digest | Doc: README.md | Sections: 3 | Entities: 2 | Cross-refs: 0
@@ -104,6 +108,18 @@ def test_lint_errors_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
                                       " to ERROR\n"
 
 
+@pytest.mark.parametrize("text", ["", "  \n", "\n\n"], ids=["no text", "blank", "newlines"])
+def test_empty_reply_is_placed_at_1_1_in_every_format(text: str, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """Every diagnostic has a 1-based line and column, the same in JSON as in text."""
+    empty = tmp_path / "empty.md"
+    empty.write_text(text, encoding="utf-8")
+    assert main(["lint", str(empty), "--format", "json"]) == 1
+    [record] = json.loads(capsys.readouterr().out)
+    assert (record["code"], record["line"], record["column"]) == ("SARP001", 1, 1)
+    assert main(["lint", str(empty)]) == 1
+    assert capsys.readouterr().out.startswith(f"{empty}:1:1: SARP001 ")
+
 def test_lint_json_and_github(files: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["lint", files["drifted.md"], "--format", "json"]) == 0
     records = json.loads(capsys.readouterr().out)
@@ -116,6 +132,31 @@ def test_lint_json_and_github(files: dict[str, str], capsys: pytest.CaptureFixtu
     assert first == (f"::notice file={files['drifted.md']},line=3,col=1,title=SARP104::summary"
                      " line is not the first line; 1 line(s) before it read as part of the reply")
 
+
+@pytest.mark.parametrize(("name", "message", "annotation"), [
+    ("rev,v2:final.md", "cut off", "::warning file=rev%2Cv2%3Afinal.md,line=3,col=1,"
+     "title=SARP002::cut off"),
+    ("100%.md", "50% done\r\nthen: stop, here",
+     "::warning file=100%25.md,line=3,col=1,title=SARP002::50%25 done%0D%0Athen: stop, here"),
+    ("a%2C.md", "%0A stays literal", "::warning file=a%252C.md,line=3,col=1,title=SARP002::"
+     "%250A stays literal"),
+])
+def test_github_annotations_escape_properties_and_message(name: str, message: str,
+                                                          annotation: str) -> None:
+    """GitHub's rules: `%`, CR and LF everywhere, and `:` and `,` in property values."""
+    diag = Diagnostic(code="SARP002", severity=DiagnosticSeverity.WARNING, line=3, column=1,
+                      message=message)
+    assert format_diagnostic(name, diag, "github") == annotation
+
+
+def test_lint_github_escapes_the_file_name(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    reply = tmp_path / "rev,v2:final.md"
+    reply.write_text(DRIFTED, encoding="utf-8")
+    assert main(["lint", str(reply), "--format", "github"]) == 0
+    escaped = str(reply).replace(",", "%2C").replace(":", "%3A")
+    assert capsys.readouterr().out.startswith(f"::notice file={escaped},line=3,col=1,"
+                                              "title=SARP104::")
 
 def test_convert(files: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["convert", files["drifted.md"], "--to", "adr013"]) == 0
@@ -167,3 +208,57 @@ def test_prompt_schema_and_reask_commands(files: dict[str, str],
     assert capsys.readouterr().out == ""
     assert main(["reask", files["drifted.md"]]) == 1
     assert "Write instead: RESULT: FINDINGS | Type: consistency" in capsys.readouterr().out
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_sarp(*argv: str, stdout_path: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """The real `sarp` in a child process, its stdout opened on `stdout_path`."""
+    with open(stdout_path, "w", encoding="utf-8") as stdout:
+        return subprocess.run([sys.executable, "-c", "from sarp.cli.main import run; run()",
+                               *argv], input=stdin, stdout=stdout, stderr=subprocess.PIPE,
+                              text=True, cwd=ROOT, check=False, timeout=60)
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("argv", [
+    ["parse", "examples/asking/reply-2.md"],
+    ["lint", "examples/asking/reply-1.md"],
+    ["convert", "examples/asking/reply-2.md", "--to", "json"],
+    ["reask", "examples/asking/reply-1.md"],
+    ["prompt", "--dialect", "adr013"],
+    ["stack", "examples/cleo/task-T2401.json"],
+    ["aggregate", "examples/review-run"],
+    ["aggregate", "examples/review-run", "--fail-on", "major"],
+], ids=lambda argv: " ".join(argv))
+def test_a_refused_write_to_stdout_is_an_io_error_not_a_bug(argv: list[str]) -> None:
+    """Exit 2 with one line, as for an unwritable -o; no traceback, no exit 3."""
+    done = run_sarp(*argv, stdout_path="/dev/full")
+    assert (done.returncode, done.stderr) == (
+        2, "sarp: error: cannot write <stdout>: No space left on device\n")
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_refused_summary_keeps_the_fail_on_exit_code(tmp_path: Path) -> None:
+    """With -o the report is written; the summary table on stdout is only decoration."""
+    report = tmp_path / "x.sarif"
+    done = run_sarp("aggregate", "examples/review-run", "--format", "sarif", "-o", str(report),
+                    "--fail-on", "major", stdout_path="/dev/full")
+    assert done.returncode == 1
+    warning, failing = done.stderr.splitlines()
+    assert warning == ("sarp: warning: cannot write <stdout>: No space left on device (the"
+                       f" summary; the report is in {report})")
+    assert failing.endswith(" finding(s) at or above major")
+    assert json.loads(report.read_text(encoding="utf-8"))["version"] == "2.1.0"
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_the_hook_lets_the_subagent_stop_when_its_answer_cannot_be_written(
+        tmp_path: Path) -> None:
+    payload = json.dumps({"agent_id": "a1", "last_assistant_message": "All done."})
+    done = run_sarp("hook", "subagent-stop", "--dialect", "adr013", "--state-dir",
+                    str(tmp_path), stdout_path="/dev/full", stdin=payload)
+    assert (done.returncode, done.stderr) == (
+        0, "sarp hook: cannot write <stdout>: No space left on device; letting the subagent"
+        " stop\n")

@@ -75,6 +75,55 @@ def test_final_message_is_read_from_the_transcript(monkeypatch: pytest.MonkeyPat
     assert json.loads(out)["decision"] == "block"
 
 
+def _transcript(tmp_path: Path, *contents: object) -> str:
+    """A subagent transcript of assistant entries with these contents, in order."""
+    path = tmp_path / "agent.jsonl"
+    path.write_text("\n".join(json.dumps({"type": "assistant", "message": {
+        "role": "assistant", "content": content}}) for content in contents) + "\n",
+        encoding="utf-8")
+    return str(path)
+
+
+TOOL_CALL = [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}]
+EMPTY_FINAL_MESSAGES = {
+    "empty message": lambda tmp_path: {"last_assistant_message": ""},
+    "blank message": lambda tmp_path: {"last_assistant_message": "   \n"},
+    "blank message, transcript gone": lambda tmp_path: {
+        "last_assistant_message": " ", "agent_transcript_path": str(tmp_path / "gone.jsonl")},
+    "ends on a tool call": lambda tmp_path: {"agent_transcript_path": _transcript(
+        tmp_path, [{"type": "text", "text": "Reviewing now."}], TOOL_CALL)},
+    "ends on blank text": lambda tmp_path: {"agent_transcript_path": _transcript(
+        tmp_path, [{"type": "text", "text": GOOD}], [{"type": "text", "text": "\n"}])},
+}
+
+
+@pytest.mark.parametrize("case", list(EMPTY_FINAL_MESSAGES))
+def test_an_empty_final_message_is_sent_back_when_a_dialect_is_required(
+        case: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        state: str, tmp_path: Path) -> None:
+    """The same correction `sarp reask` gives an empty reply, within --max-blocks."""
+    payload = json.dumps(_payload(**EMPTY_FINAL_MESSAGES[case](tmp_path)))
+    args = ("--state-dir", state, "--dialect", "aphelion", "--max-blocks", "1")
+    code, out, err = _run(monkeypatch, capsys, payload, *args)
+    assert (code, err) == (0, "")
+    reason = json.loads(out)["reason"]
+    assert reason == sarp.reask(sarp.parse("", dialect="aphelion"))
+    assert "Answer with the result block even when there is nothing to report." in reason
+    code, out, err = _run(monkeypatch, capsys, payload, *args)
+    assert (code, out) == (0, "")
+    assert "still off-format after 1 re-ask(s)" in err
+
+
+def test_an_empty_final_message_lets_it_stop_when_no_dialect_is_required(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        state: str) -> None:
+    monkeypatch.delenv("SARP_DIALECT", raising=False)
+    payload = json.dumps(_payload(last_assistant_message=" "))
+    code, out, err = _run(monkeypatch, capsys, payload, "--state-dir", state)
+    assert (code, out) == (0, "")
+    assert err.startswith("sarp hook: the final message is empty and no result protocol was"
+                          " required")
+
 def test_missing_transcript_lets_it_stop_with_a_warning(monkeypatch: pytest.MonkeyPatch,
                                                         capsys: pytest.CaptureFixture[str],
                                                         state: str, tmp_path: Path) -> None:
@@ -138,6 +187,21 @@ def test_option_errors_never_block(args: tuple[str, ...], monkeypatch: pytest.Mo
     code, out, err = _run(monkeypatch, capsys, payload, "--state-dir", state, *args)
     assert (code, out) == (0, "")
     assert err.startswith("sarp hook: ")
+
+
+@pytest.mark.parametrize(("argv", "warning"), [
+    (["subagent-stop", "--wat"], "No such option '--wat'. Letting the subagent stop."),
+    (["nonexist"], "No such command 'nonexist'. Letting the subagent stop."),
+    (["subagent-stop", "--dialec", "adr013"],
+     "No such option '--dialec'. Did you mean '--dialect'? Letting the subagent stop."),
+])
+def test_usage_error_warnings_read_as_sentences(argv: list[str], warning: str,
+                                                monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """click's message is a sentence; the hook's own part must not be glued on as `.;`."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    assert main(["hook", *argv]) == 0
+    assert capsys.readouterr() == ("", f"sarp hook: {warning}\n")
 
 
 def test_session_transcript_is_read_only_for_sidechain_entries(

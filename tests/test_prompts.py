@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from golden import DATA, read_reply, replies
@@ -189,8 +190,82 @@ def test_reask_names_every_defect_and_nothing_else(kind: str) -> None:
     assert message is not None
     entries = [line for line in message.splitlines() if line.startswith("- ")]
     assert len(entries) == len(found)
-    for diag in found:
-        assert diag.message in message
+    for diag in found:  # what was wrong, not what sarp did about it (after the `; `)
+        problem, _, sarp_did = diag.message.partition("; ")
+        # `aphelion reply has no NEXT line`: the agent is told of its reply, not a dialect
+        assert problem.replace(f"{result.dialect} reply ", "the reply ") in message
+        assert not sarp_did or sarp_did not in message
+
+
+PROSE_REVIEW = ("I went through the module. The refund amount is never checked against the"
+                " charge (refund.py:88). Otherwise fine.\n")
+# (dialect, where the re-ask says the envelope goes, how the dialect's prompt says it)
+ENVELOPE_PLACES = [
+    ("clarity", "Begin the reply with the RESULT line.", "Line 1 must be exactly"),
+    ("bowser", "End the report with the line `RESULT: <PASS|FAIL> | Steps: <passed>/<total>`.",
+     "End your report with exactly this line (first or last line"),
+    ("adr013", "End the reply with `## Summary`: `- **CRITICAL**: <count>`,",
+     "End with `## Summary`: `- **CRITICAL**: X`,"),
+    ("aphelion", "End the reply with the AGENT_RESULT block, not in a code fence: first"
+     " `AGENT_RESULT: <your role>`", "End your reply with an AGENT_RESULT block, not in a"
+     " code fence, one `KEY: value` a line: first `AGENT_RESULT: "),
+    ("sdd", "Begin the reply with `## <Agent Name> Result`, then `### Status`",
+     "Format your reply as `## <Agent Name> Result` followed by these `###` sections, in"
+     " order: Status,"),
+    ("cleo", "Return only the one-line message, such as `Research complete. See"
+     " MANIFEST.jsonl for summary.`", "Then return ONLY this message, nothing else:\n"
+     "Research complete. See MANIFEST.jsonl for summary."),
+    ("json", "Answer with one JSON object and nothing else", "Reply with one JSON object and"
+     " nothing else"),
+]
+# sarp's own account of what it did, for the humans reading diagnostics, not the agent
+SARP_SIDE = ("status set to", "missing_summary", "policy", "finding(s) kept", "kept under",
+             "nothing to parse")
+
+
+@pytest.mark.parametrize(("dialect", "place", "asked"), ENVELOPE_PLACES)
+def test_reask_puts_the_envelope_where_the_dialect_asks_for_it(dialect: str, place: str,
+                                                               asked: str) -> None:
+    """A reply in no format gets its dialect's own rule, as its prompt says it: an
+    ADR-013 Summary comes last, never Clarity's "begin with the summary line"."""
+    assert asked in sarp.prompt(dialect)
+    message = sarp.reask(sarp.parse(PROSE_REVIEW, dialect=dialect))
+    assert message is not None
+    [entry] = [line for line in message.splitlines() if line.startswith("- ")]
+    assert entry.startswith("- no ")  # the reply as a whole: no line number
+    assert f" found. {place}" in entry
+    assert "summary line" not in entry.partition(" found. ")[2]
+    assert not [phrase for phrase in SARP_SIDE if phrase in message]
+
+
+# (dialect, how a reply cut off gets to its end there)
+FINISHES = [
+    ("clarity", "Keep the reply short enough to finish; the RESULT line comes first."),
+    ("bowser", "Keep the report short enough to reach its RESULT line."),
+    ("adr013", "Keep the reply short enough to reach its `## Summary`."),
+    ("aphelion", "Keep the reply short enough to reach the end of its AGENT_RESULT block."),
+    ("sdd", "Keep the reply short enough to reach its last section."),
+    ("json", "Keep the reply short enough to close the JSON object."),
+]
+
+
+@pytest.mark.parametrize(("dialect", "finish"), FINISHES)
+def test_reask_of_a_cut_off_reply_follows_its_dialect(dialect: str, finish: str) -> None:
+    example_reply = sarp.prompt(dialect).split(MARK, 1)[1]
+    result = sarp.parse(example_reply[:len(example_reply) * 6 // 10], dialect=dialect)
+    assert result.delivery is sarp.Delivery.TRUNCATED
+    message = sarp.reask(result, max_items=50)
+    assert message is not None
+    [entry] = [line for line in message.splitlines() if "the reply looks cut off" in line]
+    assert entry.endswith(f"). {finish}")
+    assert "summary line first" not in message
+    assert not [phrase for phrase in SARP_SIDE if phrase in message]
+
+
+@pytest.mark.parametrize("reply", replies(), ids=lambda p: str(p.relative_to(DATA)))
+def test_reask_never_tells_the_agent_what_sarp_did(reply: Path) -> None:
+    message = sarp.reask(sarp.parse(read_reply(reply)), max_items=50) or ""
+    assert not [phrase for phrase in SARP_SIDE if phrase in message]
 
 
 def test_reask_gives_the_exact_line_to_write() -> None:

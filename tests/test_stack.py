@@ -319,6 +319,35 @@ def test_cli_stack(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run_cli(capsys, "stack", str(task_file))[0] == 2
 
 
+
+def test_cli_stack_help_says_skill_is_a_file(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _err = run_cli(capsys, "stack", "--help")
+    assert code == 0
+    # the option's entry runs from `--skill ` to the next option, wrapped to the terminal
+    entry = " ".join(out.split("--skill ", 1)[1].split("--", 1)[0].split())
+    assert entry == "FILE A skill file (Markdown) whose text becomes the prompt's Skill Context."
+
+
+@pytest.mark.parametrize(("task_text", "problem"), [
+    ("[1, 2]", "a task must be a JSON object"),
+    ('"T7"', "a task must be a JSON object"),
+    ("null", "a task must be a JSON object"),
+    ("{not json", "not JSON (expecting property name enclosed in double quotes at line 1,"
+                  " column 2)"),
+    ("", "not JSON (expecting value at line 1, column 1)"),
+    ('{"labels": "research"}', "labels: must be a list"),
+    ('{"title": 5, "labels": ["ok", 1]}', "title: must be a string; labels[1]: must be a string"),
+    ('{"epicLabels": {}}', "epicLabels: must be a list"),
+])
+def test_cli_stack_names_what_is_wrong_with_the_task(task_text: str, problem: str,
+                                                     tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """One line in sarp's words (file, field path, problem), not pydantic's report."""
+    task_file = tmp_path / "t1.json"
+    task_file.write_text(task_text, encoding="utf-8")
+    assert run_cli(capsys, "stack", str(task_file)) == (
+        2, "", f"sarp: error: {task_file}: {problem}\n")
+
 TRIGGER_WORDS = sorted({word for p in REGISTRY.protocols.values()
                         for word in (*p.labels, *p.keywords, *p.skills, *p.epic_labels)})
 NAMES = sorted(p.name for p in REGISTRY.conditional())

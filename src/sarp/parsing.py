@@ -269,7 +269,9 @@ def _empty(text: str, forced: str | None) -> Result:
         agent=None, metrics={}, metadata={}, confidence=None, summary=None, findings=[],
         checklist=[], references=[], next_steps=[], blockers=[], next=None,
         blocked_reason=None, blocked_target=None, current_task=None, fields={},
-        diagnostics=[diagnostics.make("SARP001", 1 if text else None)], raw=text,
+        # 1:1 even for no text at all: a diagnostic's place is 1-based (SPEC §3), and it
+        # is where an editor opens an empty file, so JSON and text output agree
+        diagnostics=[diagnostics.make("SARP001", 1)], raw=text,
     )
 
 

@@ -18,7 +18,7 @@ from rich.table import Table
 from sarp.aggregation import AggregationPolicy, Report, RulesError, aggregate, load_rules
 from sarp.aggregation.inputs import InputError, distinct_ids, expand, load_file, load_text
 from sarp.aggregation.policy import DEDUPE_POLICIES
-from sarp.cli.common import UsageFailure
+from sarp.cli.common import OutputFailure, UsageFailure
 from sarp.model import Result, Severity
 from sarp.renderers import REPORT_FORMATS, render_report
 from sarp.text.decode import decode, note_decoding
@@ -141,9 +141,15 @@ def command(paths: tuple[str, ...], dedupe: str | None, window: int | None,
             Path(output).write_text(text, encoding="utf-8")
         except OSError as exc:
             raise UsageFailure(f"cannot write {output}: {exc.strerror or exc}") from None
-        # a pipe or a log gets the whole table, not one cut to 80 columns
-        _summary(report, Console(highlight=False,
-                                 width=None if sys.stdout.isatty() else 100))
+        try:
+            # a pipe or a log gets the whole table, not one cut to 80 columns
+            _summary(report, Console(highlight=False,
+                                     width=None if sys.stdout.isatty() else 100))
+        except OutputFailure as exc:
+            # the report is written: a terminal that cannot take the summary must not turn
+            # the --fail-on answer below into an I/O error
+            click.echo(f"sarp: warning: {exc} (the summary; the report is in {output})",
+                       err=True)
     else:
         click.echo(text, nl=False)
         if sys.stderr.isatty():

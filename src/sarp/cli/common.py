@@ -5,7 +5,7 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 import click
 
@@ -13,7 +13,8 @@ from sarp import DIALECTS, Diagnostic, Result, parse
 from sarp.dialects.sarif import is_sarif, results_from_sarif
 from sarp.text.decode import decode, note_decoding
 
-__all__ = ["UsageFailure", "dialect_option", "format_diagnostic", "read_inputs"]
+__all__ = ["OutputFailure", "UsageFailure", "dialect_option", "format_diagnostic",
+           "read_inputs"]
 
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -21,6 +22,11 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 class UsageFailure(Exception):
     """A user error outside click's own parsing (an unreadable file): exit code 2."""
+
+
+class OutputFailure(UsageFailure):
+    """stdout refused a write (a full disk, a closed log): the same exit 2 as an
+    unwritable -o FILE, since nothing is wrong with sarp."""
 
 
 def dialect_option(name: str = "--dialect", help_text: str = "Force this dialect instead"
@@ -59,12 +65,27 @@ def parse_inputs(paths: tuple[str, ...], dialect: str | None) -> Iterator[Result
         yield note_decoding(result, note)
 
 
+# GitHub's workflow-command escapes (@actions/core's escapeData and escapeProperty): `%`
+# first, so the escapes themselves are not escaped again; a property value also may not
+# hold the `,` between properties or the `:` that ends them.
+_DATA_ESCAPES: Final = (("%", "%25"), ("\r", "%0D"), ("\n", "%0A"))
+_PROPERTY_ESCAPES: Final = (*_DATA_ESCAPES, (":", "%3A"), (",", "%2C"))
+
+
+def _escape(text: str, escapes: tuple[tuple[str, str], ...]) -> str:
+    for char, escape in escapes:
+        text = text.replace(char, escape)
+    return text
+
+
 def format_diagnostic(name: str, diag: Diagnostic, fmt: str) -> str:
     if fmt == "github":
         level = {"error": "error", "warning": "warning"}.get(diag.severity.value, "notice")
-        message = diag.message.replace("%", "%25").replace("\n", "%0A")
-        return (f"::{level} file={name},line={diag.line or 1},col={diag.column or 1},"
-                f"title={diag.code}::{message}")
+        properties = {"file": name, "line": diag.line or 1, "col": diag.column or 1,
+                      "title": diag.code}
+        listed = ",".join(f"{key}={_escape(str(value), _PROPERTY_ESCAPES)}"
+                          for key, value in properties.items())
+        return f"::{level} {listed}::{_escape(diag.message, _DATA_ESCAPES)}"
     if fmt == "json":
         return json.dumps({"file": name, **diag.model_dump(mode="json")}, ensure_ascii=False)
     return diag.format(name)

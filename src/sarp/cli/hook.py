@@ -7,15 +7,17 @@
 # {"decision": "block", "reason": <text>}, and the reason becomes its next instruction.
 # This hook:
 # - takes the final message from last_assistant_message, else from the last assistant
-#   entry of the subagent's transcript (JSONL);
+#   entry of the subagent's transcript (JSONL); a last entry without text (the subagent
+#   ended on a tool call) is an empty final message, not a reason to look further back;
 # - parses it in the expected dialect (--dialect, else $SARP_DIALECT, else detected);
 # - lets it stop when the reply is conformant (with --lenient: also when its only
 #   remarks are info-level repairs), else blocks with `sarp.reask`'s text, at most
 #   --max-blocks times per subagent (counted in a small state file, cleared when the
-#   reply passes), and only when the payload says which subagent it is;
+#   reply passes), and only when the payload says which subagent it is; an empty final
+#   message is not conformant to any dialect, so it is sent back when one is required;
 # - never blocks for its own reasons: a malformed payload, a missing transcript, or a
-#   reply in no protocol while none was asked for lets the subagent stop, with a warning
-#   on stderr. It always exits 0.
+#   reply in no protocol (empty included) while none was asked for lets the subagent
+#   stop, with a warning on stderr. It always exits 0.
 from __future__ import annotations
 
 import hashlib
@@ -28,6 +30,7 @@ from typing import Any
 import click
 
 from sarp import DIALECTS, DiagnosticSeverity, parse
+from sarp.cli.common import OutputFailure
 from sarp.prompts import reask
 from sarp.prompts.reask import defects
 
@@ -55,10 +58,12 @@ def _text_of(content: Any) -> str:
 
 
 def final_message(payload: dict[str, Any]) -> str | None:
-    """The subagent's last assistant text, from the payload or its transcript."""
+    """The subagent's final message, from the payload or its transcript: "" when its last
+    turn has no text (blank, or only a tool call), None when neither says anything."""
     message = payload.get("last_assistant_message")
-    if isinstance(message, str) and message.strip():
-        return message
+    given = message if isinstance(message, str) else None
+    if given is not None and given.strip():
+        return given
     # the subagent's own transcript; the session's (transcript_path) holds the parent's
     # messages too, and only its sidechain entries can be the subagent's
     path = payload.get("agent_transcript_path")
@@ -67,7 +72,19 @@ def final_message(payload: dict[str, Any]) -> str | None:
         path = payload.get("transcript_path")
         sidechain_only = True
     if not isinstance(path, str) or not path:
-        return None
+        return given
+    try:
+        last = _last_assistant_text(path, sidechain_only)
+    except OSError:
+        if given is not None:
+            return given  # the payload itself says the message is blank
+        raise
+    return given if last is None else last
+
+
+def _last_assistant_text(path: str, sidechain_only: bool) -> str | None:
+    """The text of the transcript's last assistant entry ("" when it has none, as when
+    the subagent ended on a tool call), or None when there is no assistant entry."""
     last: str | None = None
     with open(path, encoding="utf-8", errors="replace") as transcript:
         for line in transcript:
@@ -81,9 +98,7 @@ def final_message(payload: dict[str, Any]) -> str | None:
             body = entry.get("message")
             role = body.get("role") if isinstance(body, dict) else None
             if entry.get("type") == "assistant" or role == "assistant":
-                text = _text_of(body.get("content") if isinstance(body, dict) else None)
-                if text.strip():
-                    last = text
+                last = _text_of(body.get("content") if isinstance(body, dict) else None)
     return last
 
 
@@ -109,6 +124,9 @@ def subagent_stop(dialect: str | None, max_blocks: str, lenient: bool,
     """
     try:
         return _subagent_stop(dialect, max_blocks, lenient, state_dir)
+    except OutputFailure as exc:  # the decision could not be written
+        _warn(f"{exc}; letting the subagent stop")
+        return 0
     except Exception as exc:  # the hook must never break a session: warn and let it stop
         _warn(f"internal error ({type(exc).__name__}: {exc}); letting the subagent stop")
         return 0
@@ -144,6 +162,8 @@ def _subagent_stop(dialect: str | None, max_blocks_text: str, lenient: bool,
         _warn("no final message of the subagent in the payload or its transcript; letting"
               " the subagent stop")
         return 0
+    # an empty final message (blank, or a last turn that is only a tool call) is parsed
+    # like any other: with a dialect required it is sent back as `sarp reask` would
     result = parse(message, dialect=wanted)
     remarks = defects(result)
     passed = not remarks or (lenient and all(
@@ -151,8 +171,10 @@ def _subagent_stop(dialect: str | None, max_blocks_text: str, lenient: bool,
     counter = _state_dir(state_dir) / (_key(payload) + ".json")
     if passed or (wanted is None and result.dialect == "text"):
         if not passed:
-            _warn("the final message follows no result protocol and none was required"
-                  " (set --dialect or SARP_DIALECT); letting the subagent stop")
+            what = ("is empty and no result protocol" if not message.strip()
+                    else "follows no result protocol and none")
+            _warn(f"the final message {what} was required (set --dialect or SARP_DIALECT);"
+                  " letting the subagent stop")
         _forget(counter)
         return 0
     if not (payload.get("agent_id") or payload.get("agent_transcript_path")):

@@ -2,9 +2,9 @@
 # exit codes in one place.
 #
 # Exit codes (SPEC §11): 0 ok; 1 the input has errors (or findings at or above
-# --fail-on); 2 usage error (bad option, unreadable file); 3 internal error; 130
-# interrupted. No traceback reaches the user except for an internal error, where the
-# last line says it is a sarp bug.
+# --fail-on); 2 usage error (bad option, unreadable file, a file or stdout that refuses
+# a write); 3 internal error; 130 interrupted. No traceback reaches the user except for
+# an internal error, where the last line says it is a sarp bug.
 from __future__ import annotations
 
 import sys
@@ -24,6 +24,7 @@ from sarp.cli import (
     stack_cmd,
 )
 from sarp.cli.common import UsageFailure
+from sarp.cli.output import guarded_stdout
 
 __all__ = ["main", "run"]
 
@@ -50,17 +51,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI with `argv` (default: sys.argv[1:]) and return the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
     try:
-        code = cli.main(args=args, prog_name="sarp", standalone_mode=False)
+        with guarded_stdout():  # a refused write to stdout is an OutputFailure, not a bug
+            code = cli.main(args=args, prog_name="sarp", standalone_mode=False)
     except click.UsageError as exc:
         if args[:1] == ["hook"]:
             # an agent runtime reads exit 2 from a hook as "block": a typo in the hook's
             # settings must not send every subagent back, so warn and let it stop
-            click.echo(f"sarp hook: {exc.format_message()}; letting the subagent stop",
-                       err=True)
+            click.echo(f"sarp hook: {_letting_it_stop(exc.format_message())}", err=True)
             return 0
         exc.show()
         return 2
-    except UsageFailure as exc:
+    except UsageFailure as exc:  # and OutputFailure: stdout refused a write
         click.echo(f"sarp: error: {exc}", err=True)
         return 2
     except click.Abort:
@@ -83,6 +84,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                    err=True)
         return 3
     return code if isinstance(code, int) else 0
+
+
+def _letting_it_stop(message: str) -> str:
+    """click's message, then what the hook does about it. click writes whole sentences
+    ("No such option '--wat'.", "... Did you mean '--dialect'?", or the group's help),
+    so the hook's part is a sentence of its own rather than a clause glued to theirs."""
+    message = message.rstrip()
+    separator = "\n" if "\n" in message else " "  # after a help text: on a line of its own
+    return f"{message}{separator}Letting the subagent stop."
 
 
 def run() -> None:

@@ -1,17 +1,22 @@
 # All terminal output of the CLI goes through here: plain text when the stream is not a
 # terminal (pipes, files, tests), rich styling when it is. Agent text is never read as
-# rich markup (`[bold]` in a finding stays literal).
+# rich markup (`[bold]` in a finding stays literal). While a command runs, stdout is
+# guarded (`guarded_stdout`): whoever writes to it (click.echo, rich, print), a write the
+# system refuses becomes an OutputFailure that names stdout.
 from __future__ import annotations
 
 import sys
-from typing import TextIO
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any, TextIO, cast
 
 from rich.console import Console
 from rich.text import Text
 
+from sarp.cli.common import OutputFailure
 from sarp.model import Diagnostic
 
-__all__ = ["echo", "echo_diagnostic", "styled", "styled_code"]
+__all__ = ["echo", "echo_diagnostic", "guarded_stdout", "styled", "styled_code"]
 
 SEVERITY_STYLES = {
     "critical": "bold red", "major": "yellow", "minor": "cyan",
@@ -54,3 +59,51 @@ def echo_diagnostic(name: str, diag: Diagnostic, *, err: bool = False) -> None:
     """`name:line:col: CODE message`, the code styled by its severity."""
     location, _, message = diag.format(name).partition(f" {diag.code} ")
     echo(location, " ", styled_code(diag.code, diag.severity.value), " ", message, err=err)
+
+
+class _GuardedStdout:
+    """sys.stdout, except that a refused write raises OutputFailure. A closed pipe stays
+    BrokenPipeError: the reader has gone (`| head`), which is not an error at all."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise _refused(exc) from exc
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise _refused(exc) from exc
+
+    def __getattr__(self, name: str) -> Any:  # encoding, isatty, fileno, ...: the stream's
+        return getattr(self._stream, name)
+
+
+def _refused(exc: OSError) -> OutputFailure:
+    return OutputFailure(f"cannot write <stdout>: {exc.strerror or exc}")
+
+
+@contextmanager
+def guarded_stdout() -> Iterator[None]:
+    """Guard sys.stdout for the duration (see _GuardedStdout)."""
+    stream = sys.stdout
+    guard = cast(TextIO, _GuardedStdout(stream))
+    sys.stdout = guard
+    try:
+        yield
+    finally:
+        if sys.stdout is guard:  # click swaps in its own wrapper after a broken pipe
+            sys.stdout = stream

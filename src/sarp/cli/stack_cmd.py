@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 import click
 from pydantic import ValidationError
@@ -21,6 +22,36 @@ __all__ = ["command"]
 def _names(values: tuple[str, ...]) -> list[str]:
     """`--protocol a,b --protocol c` -> [a, b, c] (the seed's comma form and repeats)."""
     return [name.strip() for value in values for name in value.split(",") if name.strip()]
+
+
+def _task(name: str, text: str) -> Task:
+    """The task `text` holds; a UsageFailure says what is wrong with it in sarp's words
+    (`t.json: labels[0]: must be a string`), not pydantic's report."""
+    try:
+        data = json.loads(text.removeprefix("\ufeff"))
+    except json.JSONDecodeError as exc:
+        raise UsageFailure(f"{name}: not JSON ({exc.msg[:1].lower()}{exc.msg[1:]} at line"
+                           f" {exc.lineno}, column {exc.colno})") from None
+    if not isinstance(data, dict):
+        raise UsageFailure(f"{name}: a task must be a JSON object")
+    try:
+        return Task.model_validate(data)
+    except ValidationError as exc:
+        problems = [f"{_field_path(error['loc'])}: {_problem(error['msg'])}"
+                    for error in exc.errors()]
+        raise UsageFailure(f"{name}: " + "; ".join(problems)) from None
+
+
+def _field_path(loc: Sequence[int | str]) -> str:
+    """pydantic's ('labels', 0) as `labels[0]`."""
+    return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc)[1:]
+
+
+def _problem(message: str) -> str:
+    """pydantic's "Input should be a valid list" as "must be a list"."""
+    if message.startswith("Input should be "):
+        return "must be " + message.removeprefix("Input should be ").replace("a valid ", "a ", 1)
+    return message[:1].lower() + message[1:]
 
 
 def _fail(where: str, exc: StackError) -> None:
@@ -38,7 +69,8 @@ def _fail(where: str, exc: StackError) -> None:
               default="standard", show_default=True)
 @click.option("--budget", type=click.IntRange(min=1), default=DEFAULT_BUDGET,
               show_default=True, help="Token budget of the whole prompt.")
-@click.option("--skill", "skill_file", default=None, help="Skill content to include.")
+@click.option("--skill", "skill_file", default=None, metavar="FILE",
+              help="A skill file (Markdown) whose text becomes the prompt's Skill Context.")
 @click.option("--protocols-dir", "directories", multiple=True,
               help="Folder of protocol files that add to or replace the shipped ones.")
 @click.option("--set", "settings", multiple=True, metavar="NAME=VALUE",
@@ -50,10 +82,7 @@ def command(task_file: str, include: tuple[str, ...], exclude: tuple[str, ...],
             directories: tuple[str, ...], settings: tuple[str, ...], explain: bool) -> int:
     """Choose a subagent's protocols for TASK.json and assemble its prompt."""
     name, text = next(read_inputs((task_file,)))
-    try:
-        task = Task.model_validate(json.loads(text))
-    except (ValueError, ValidationError) as exc:
-        raise UsageFailure(f"{name} is not a task object: {exc}") from exc
+    task = _task(name, text)
     skill = next(read_inputs((skill_file,)))[1] if skill_file else None
     values = {}
     for setting in settings:

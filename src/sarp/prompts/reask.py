@@ -8,13 +8,23 @@
 # - Where the fix is a line sarp can compute from what the agent did report (the
 #   summary line, a count, the NEXT line), the message gives that exact line: it is the
 #   matching line of `render(result)`, so the correction is what the parser accepts.
+# - Each line speaks to the agent: what it got wrong, without what sarp did about it (a
+#   registry template says that after its first `; `: "status set to PARTIAL by the
+#   missing_summary policy" is for the humans who read diagnostics), and a hint that
+#   follows the reply's own dialect: where its envelope goes (ADR-013's `## Summary`
+#   comes last, Clarity's RESULT line first) is said as `sarp.prompt` asks for it.
 from __future__ import annotations
 
+import re
+from string import Formatter
 from typing import Final
 
 from sarp import diagnostics
+from sarp.dialects.adr013 import SEVERITIES as ADR_SEVERITIES
 from sarp.dialects.clarity import METADATA_KEYS, PLACEHOLDERS
-from sarp.model import Delivery, Diagnostic, DiagnosticSeverity, Result
+from sarp.dialects.cleo import return_message
+from sarp.dialects.sdd import STATUS_WORDS as SDD_STATUS_WORDS
+from sarp.model import Delivery, Diagnostic, DiagnosticSeverity, Result, Status
 from sarp.parsing import render
 from sarp.vocab import STATUS
 
@@ -31,6 +41,47 @@ _FORMAT_NAMES: Final = {
     "json": "the JSON reply object",
     "text": "the requested result format",
 }
+# Where each dialect's envelope goes, in the words of its `sarp.prompt` instruction (the
+# hint to a reply that has none, SARP101).
+_ENVELOPE_PLACE: Final = {
+    "clarity": "Begin the reply with the RESULT line.",
+    "bowser": "End the report with the line `RESULT: <PASS|FAIL> | Steps: <passed>/<total>`.",
+    "adr013": "End the reply with `## Summary`: " + ", ".join(
+        f"`- **{word}**: <count>`" for word in ADR_SEVERITIES) +
+        " and `- **Verdict**: ISSUES FOUND` (or APPROVED when there are no findings).",
+    "aphelion": "End the reply with the AGENT_RESULT block, not in a code fence: first"
+                " `AGENT_RESULT: <your role>`, then `STATUS: <status>`, your keys, and last"
+                " `NEXT: <next agent>`.",
+    "sdd": "Begin the reply with `## <Agent Name> Result`, then `### Status` with one word"
+           f" on the next line: {' | '.join(SDD_STATUS_WORDS)}.",
+    "cleo": f"Return only the one-line message, such as `{return_message(Status.CLEAN)}`,"
+            " and nothing else.",
+    "json": "Answer with one JSON object and nothing else (no code fence, no prose).",
+    "text": "Answer in the result format you were asked for.",
+}
+# How a reply that was cut off (SARP002) gets to its end in each dialect.
+_FINISH: Final = {
+    "clarity": "Keep the reply short enough to finish; the RESULT line comes first.",
+    "bowser": "Keep the report short enough to reach its RESULT line.",
+    "adr013": "Keep the reply short enough to reach its `## Summary`.",
+    "aphelion": "Keep the reply short enough to reach the end of its AGENT_RESULT block.",
+    "sdd": "Keep the reply short enough to reach its last section.",
+    "cleo": "Return the one-line message only; the full output goes to its file.",
+    "json": "Keep the reply short enough to close the JSON object.",
+    "text": "Keep the reply short enough to finish.",
+}
+# Codes whose registry hint is Clarity's rule: the reply's own dialect gives it instead
+# (Bowser's RESULT line may be the first or the last line of the report).
+_DIALECT_HINTS: Final = {
+    "SARP101": _ENVELOPE_PLACE,
+    "SARP002": _FINISH,
+    "SARP104": {"bowser": "Make the RESULT line the first or the last line of the report."},
+    "SARP109": {"bowser": "Write the RESULT line as"
+                          " `RESULT: <PASS|FAIL> | Steps: <passed>/<total>`."},
+}
+# Codes about the reply as a whole: a line number would point at nothing in particular.
+_WHOLE_REPLY: Final = frozenset({"SARP001", "SARP003", "SARP101"})
+
 # Diagnostic codes whose fix is the reply's summary line (clarity, bowser) or a line of
 # the rendered reply that names the same key as the diagnostic.
 _SUMMARY_CODES: Final = frozenset({"SARP101", "SARP102", "SARP103", "SARP104", "SARP105",
@@ -59,10 +110,11 @@ def reask(result: Result, *, max_items: int = 8) -> str | None:
     fixed = _fixed_lines(result)
     shown: set[str] = set()
     for diag in found[:max_items]:
-        where = f"line {diag.line}" if diag.line is not None else "the reply"
-        entry = f"- {where}: {diag.message}."
-        if diag.hint:
-            entry += f" {diag.hint}"
+        where = "" if diag.code in _WHOLE_REPLY or diag.line is None else f"line {diag.line}: "
+        entry = f"- {where}{_problem(result, diag)}."
+        hint = _hint(result, diag)
+        if hint:
+            entry += f" {hint}"
         exact = _exact_line(result, diag, fixed)
         if exact and exact not in shown:
             shown.add(exact)
@@ -71,6 +123,42 @@ def reask(result: Result, *, max_items: int = 8) -> str | None:
     if len(found) > max_items:
         lines.append(f"- and {len(found) - max_items} more of the same kind.")
     return "\n".join(lines)
+
+
+def _problem_pattern(template: str) -> re.Pattern[str] | None:
+    """A pattern that reads a message made from `template`: its `problem` group is what
+    the template says was wrong, before the `; ` that says what sarp did about it. None
+    when the template says nothing about what sarp did."""
+    pattern, split = "(?P<problem>", False
+    for literal, field, _spec, _conversion in Formatter().parse(template):
+        if not split and "; " in literal:
+            before, _, after = literal.partition("; ")
+            pattern += re.escape(before) + ")" + re.escape("; " + after)
+            split = True
+        else:
+            pattern += re.escape(literal)
+        if field is not None:
+            pattern += ".*?"  # a value may hold `; ` too: the template's text decides
+    return re.compile(pattern, re.DOTALL) if split else None
+
+
+_PROBLEMS: Final = {code: pattern for code, entry in diagnostics.CODES.items()
+                    if (pattern := _problem_pattern(entry.template)) is not None}
+
+
+def _problem(result: Result, diag: Diagnostic) -> str:
+    """What the agent got wrong, in words for the agent."""
+    pattern = _PROBLEMS.get(diag.code)
+    found = pattern.fullmatch(diag.message) if pattern is not None else None
+    problem = found["problem"] if found is not None else diag.message
+    if diag.code == "SARP401":  # `adr013 reply has no ...`: the agent knows no dialect names
+        problem = problem.replace(f"{result.dialect} reply ", "the reply ", 1)
+    return problem
+
+
+def _hint(result: Result, diag: Diagnostic) -> str | None:
+    """How to write it, as the reply's own dialect has it."""
+    return _DIALECT_HINTS.get(diag.code, {}).get(result.dialect, diag.hint)
 
 
 def _fixed_lines(result: Result) -> list[str]:
