@@ -229,3 +229,30 @@ def test_what_the_schema_requires_is_checked(reply: str, gaps: list[str]) -> Non
     result = sarp.parse(reply)
     assert [d.message for d in result.diagnostics if _schema_gap(d)] == gaps
     assert (result.conformance.value == "conformant") == (not result.diagnostics)
+
+
+@pytest.mark.parametrize("raw", ["\n", "\t", "\r\n", "\x0c", "\x1b", "\x00"])
+def test_raw_control_characters_inside_strings_keep_every_finding(raw: str) -> None:
+    # ADV16 #2: one raw newline in a description lost the whole reply ("no JSON object")
+    reply = ('{"status": "FINDINGS", "summary": "s", "findings": [{"id": "F1", "severity": '
+             f'"critical", "location": "app/db.py:42", "description": "one{raw}two"}}]}}')
+    result = sarp.parse(reply)
+    assert (result.status.value, len(result.findings)) == ("FINDINGS", 1)
+    assert result.findings[0].description == f"one{raw}two".replace("\r\n", "\n")
+    assert [d.message for d in result.diagnostics] == [
+        "JSON repaired: control characters in strings"]
+
+
+@pytest.mark.parametrize("depth", [65, 300, 1200, 20_000])
+def test_a_value_nested_too_deep_is_cut_and_the_findings_kept(depth: int) -> None:
+    # ADV16 #6: past ~990 levels the decoder's recursion lost every finding; from 255 the
+    # Result could not be serialised
+    deep = "[" * depth + "1" + "]" * depth
+    reply = ('{"status": "FINDINGS", "summary": "s", "metrics": {"x": ' + deep + '}, '
+             '"findings": [{"id": "F1", "severity": "critical", "location": "a.py:1", '
+             '"description": "d"}]}')
+    result = sarp.parse(reply)
+    assert (result.status.value, len(result.findings)) == ("FINDINGS", 1)
+    assert [d.message for d in result.diagnostics] == [
+        "JSON repaired: values nested deeper than 64 levels cut"]
+    assert len(result.model_dump_json()) > 0

@@ -115,8 +115,60 @@ def find_object(text: str) -> tuple[int, int] | None:
     return start, end + 1
 
 
+_MAX_DEPTH: Final = 64  # nesting kept; a value deeper is cut (no finding is that deep)
+_ESCAPED: Final = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _depth(text: str) -> int:
+    """How deep `text`'s brackets nest outside strings, by one scan (for the depth check
+    before decoding: the stdlib decoder recurses, and pydantic refuses deep values)."""
+    depth = deepest = 0
+    escaped = in_string = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "}]":
+            depth -= 1
+    return deepest
+
+
+def _skip_value(text: str, i: int) -> int:
+    """The index after the bracketed value that opens at `i` (or the end of the text)."""
+    depth = 0
+    quote = ""
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return n
+
+
 def _repair(text: str) -> tuple[str, list[str], bool]:
-    """One pass: comments, trailing commas, quotes, literals; close what is left open."""
+    """One pass: comments, trailing commas, quotes, literals, raw control characters in
+    strings, values nested too deep; close what is left open."""
     out: list[str] = []
     fixes: set[str] = set()
     stack: list[str] = []
@@ -134,6 +186,9 @@ def _repair(text: str) -> tuple[str, list[str], bool]:
                 quote = ""
             elif ch == '"' and quote == "'":
                 out.append('\\"')
+            elif ch < " ":  # a raw newline or tab in a string: the commonest LLM breakage
+                out.append(_ESCAPED.get(ch) or f"\\u{ord(ch):04x}")
+                fixes.add("control characters in strings")
             else:
                 out.append(ch)
             i += 1
@@ -152,6 +207,11 @@ def _repair(text: str) -> tuple[str, list[str], bool]:
             end = text.find("*/", i + 2)
             i = n if end < 0 else end + 2
             fixes.add("comments")
+            continue
+        elif ch in "{[" and len(stack) >= _MAX_DEPTH:
+            out.append('"(cut: nested too deep)"')
+            fixes.add(f"values nested deeper than {_MAX_DEPTH} levels cut")
+            i = _skip_value(text, i)
             continue
         elif ch in "{[":
             stack.append(ch)
@@ -194,10 +254,11 @@ def _repair(text: str) -> tuple[str, list[str], bool]:
 
 def decode_object(text: str) -> tuple[Any, list[str], bool]:
     """(value, repairs applied, truncated); value is None when nothing decodes."""
-    try:
-        return jsontext.loads(text), [], False
-    except (ValueError, RecursionError):
-        pass  # not valid as written: fall through to the repairing scanner
+    if _depth(text) <= _MAX_DEPTH:
+        try:
+            return jsontext.loads(text), [], False
+        except (ValueError, RecursionError):
+            pass  # not valid as written: fall through to the repairing scanner
     repaired, fixes, truncated = _repair(text)
     try:
         return jsontext.loads(repaired), fixes, truncated
