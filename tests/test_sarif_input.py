@@ -479,3 +479,25 @@ def test_a_sarif_log_parses_as_sarif_everywhere(tmp_path: Path,
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [(r["id"].rsplit("/", 1)[-1], r["dialect"], len(r["findings"])) for r in lines] == [
         ("lint.sarif#run1", "sarif", 2), ("lint.sarif#run2", "sarif", len(runs[1].findings))]
+
+
+def test_a_message_template_cannot_amplify_its_arguments() -> None:
+    # ADV16 #3: `{0}` 4,000 times with a 100 KB argument made a 400 MB message
+    log = {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "bomb", "rules": [
+        {"id": "R1", "messageStrings": {"m": {"text": "{0} " * 4000}}}]}},
+        "results": [{"ruleId": "R1", "level": "error",
+                     "message": {"id": "m", "arguments": ["A" * 100_000]}}]}]}
+    (run,) = results_from_sarif(json.dumps(log), "bomb.sarif")
+    description = run.findings[0].description or ""
+    assert len(description) <= 2 * 100_000 + 4 * 4000 + 100
+    assert description.endswith("… (message cut: its placeholders repeat too much)")
+
+
+def test_a_hierarchical_rule_id_finds_its_rule_in_one_pass() -> None:
+    # ADV16 #9: each `/` of a 400 KB id was a copy of the id (21 s); a few levels suffice
+    log = {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "t", "rules": [
+        {"id": "CA5350", "shortDescription": {"text": "Weak crypto"}}]}},
+        "results": [{"ruleId": "CA5350/md5", "message": {"text": "m"}},
+                    {"ruleId": "a/" * 200_000, "message": {"text": "m"}}]}]}
+    (run,) = results_from_sarif(json.dumps(log), "x.sarif")
+    assert [f.title for f in run.findings] == ["Weak crypto", "a/" * 200_000]

@@ -65,6 +65,7 @@ from sarp.text import jsontext
 __all__ = ["LEVEL_SEVERITY", "is_sarif", "results_from_sarif"]
 
 CRIT, MAJOR, MINOR = Severity.CRITICAL, Severity.MAJOR, Severity.MINOR
+_RULE_LEVELS: Final = 8  # hierarchical rule id parts tried when looking up its rule
 _TEMPLATE_HOLE: Final = re.compile(r"\{\w{1,40}\}")  # `{name}`, `{0}`: left unfilled
 LEVEL_SEVERITY: Final = {"error": CRIT, "warning": MAJOR, "note": MINOR, "none": MINOR}
 # Words tools put in `level` although the schema allows only the four above.
@@ -196,8 +197,13 @@ def _bare(source: str, text: str, status: Status, conformance: Conformance,
 
 
 def _format(template: str, arguments: list[Any]) -> str:
-    """SARIF message placeholders: `{0}` takes arguments[0], `{{` and `}}` are braces."""
+    """SARIF message placeholders: `{0}` takes arguments[0], `{{` and `}}` are braces.
+    The message may grow to twice the arguments' text beyond the template: `{0}` written
+    4,000 times with a 100 KB argument must not make 400 MB of one message."""
+    texts = [str(argument) for argument in arguments]
+    budget = len(template) + 2 * sum(map(len, texts))
     out: list[str] = []
+    size = 0
     i, n = 0, len(template)
     while i < n:
         ch = template[i]
@@ -208,8 +214,13 @@ def _format(template: str, arguments: list[Any]) -> str:
         if ch == "{":
             close = template.find("}", i + 1, i + 8)
             digits = template[i + 1 : close] if close > 0 else ""
-            if digits.isdigit() and int(digits) < len(arguments):
-                out.append(str(arguments[int(digits)]))
+            if digits.isdigit() and int(digits) < len(texts):
+                text = texts[int(digits)]
+                if size + len(text) > budget:
+                    out.append("… (message cut: its placeholders repeat too much)")
+                    break
+                out.append(text)
+                size += len(text)
                 i = close + 1
                 continue
         out.append(ch)
@@ -571,10 +582,17 @@ class _Rules:
             if index is not None and 0 <= index < len(rules):
                 return rules[index]
         rule_id = _str(item.get("ruleId")) or _str(ref.get("id"))
-        while rule_id:
-            if rule_id in self.by_id:
-                return self.by_id[rule_id]
-            rule_id = rule_id.rpartition("/")[0]  # `CA5350/md5` is a case of rule CA5350
+        if not rule_id:
+            return {}
+        if rule_id in self.by_id:
+            return self.by_id[rule_id]
+        # `CA5350/md5` is a case of rule CA5350: the id's leading parts, longest first
+        # (a few levels only, so a hostile `a/a/a/...` id costs one pass, not one per `/`)
+        parts = rule_id.split("/", _RULE_LEVELS)[:_RULE_LEVELS]
+        for count in range(len(parts) - 1, 0, -1):
+            prefix = "/".join(parts[:count])
+            if prefix in self.by_id:
+                return self.by_id[prefix]
         return {}
 
 
