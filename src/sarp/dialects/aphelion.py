@@ -23,13 +23,14 @@ from typing import Any, Final
 from sarp.dialects import common
 from sarp.dialects.base import Builder, Matcher, RawFinding
 from sarp.dialects.prose import read_prose_findings
+from sarp.dialects.rendering import NOT_GIVEN, status_word, stop_reason
 from sarp.model import Finding, Result, Severity, Status
 from sarp.text.inline import list_item, strip_emphasis, strip_markup
 from sarp.text.lines import FENCED, MARKER, PLAIN, Document
 from sarp.text.locations import parse_location
 from sarp.text.tables import find_tables
 from sarp.text.write import inline, location_text
-from sarp.vocab import BY_CONTENT, STATUS, normalise_word
+from sarp.vocab import STATUS, normalise_word
 
 __all__ = ["APHELION", "AphelionDialect"]
 
@@ -107,6 +108,10 @@ def _canonical_list(spec: tuple[str | None, Severity, str | None]) -> str:
     return next(key for key, value in ITEM_LISTS.items() if value == spec)
 
 
+# the STATUS a renderer writes when the reply's own word no longer fits
+STATUS_FOR: Final = {Status.CLEAN: "success", Status.FINDINGS: "failure",
+                     Status.PARTIAL: "suspended", Status.BLOCKED: "blocked",
+                     Status.ERROR: "error"}
 # count key -> the findings it counts
 COUNTS: Final[dict[str, str]] = {
     "CRITICAL_COUNT": "CRITICAL", "WARNING_COUNT": "WARNING",
@@ -337,10 +342,14 @@ class AphelionDialect:
 
     def render(self, result: Result) -> str:
         lines = [f"AGENT_RESULT: {result.agent or 'agent'}",
-                 f"STATUS: {_status_word(result)}"]
+                 f"STATUS: {status_word(result, self.vocab, STATUS_FOR)}"]
         if result.blocked_reason or result.status is Status.BLOCKED:
-            lines.append(f"BLOCKED_REASON: {inline(result.blocked_reason or 'not given')}")
-            lines.append(f"BLOCKED_TARGET: {inline(result.blocked_target or 'architect')}")
+            reason = result.blocked_reason or stop_reason(result) or NOT_GIVEN
+            lines.append(f"BLOCKED_REASON: {inline(reason)}")
+            # the agent the orchestrator launches next: never guessed (a blocked Result
+            # that names none is written without it, and sarp.convert says so)
+            if result.blocked_target:
+                lines.append(f"BLOCKED_TARGET: {inline(result.blocked_target)}")
         if result.current_task:
             lines.append(f"CURRENT_TASK: {inline(result.current_task)}")
         for key, value in result.metrics.items():
@@ -365,7 +374,9 @@ class AphelionDialect:
                 text = inline((f.description or f.title or "").split("\n\n", 1)[0])
                 body = f"{loc} - {text}" if loc else text
                 lines.append(f"  - {f.id}: {body}")
-        lines.append(f"NEXT: {result.next or 'done'}")
+        # an agent that stopped short pauses the flow (seed 003's blocked example)
+        stopped = result.status in (Status.PARTIAL, Status.BLOCKED)
+        lines.append(f"NEXT: {result.next or ('suspended' if stopped else 'done')}")
         prose = [line for f in result.findings for line in _prose_section(f)]
         return "\n".join([*prose, *lines]) + "\n"
 
@@ -489,17 +500,6 @@ def _render_value(key: str, value: Any) -> list[str]:
     if "\n" in text:
         return [f"{key}: |", *[f"  {line}".rstrip() for line in text.split("\n")]]
     return [f"{key}: {inline(text)}"]
-
-
-def _status_word(result: Result) -> str:
-    canonical = STATUS["aphelion"].canonical
-    if result.native_status in canonical:
-        meaning = canonical[result.native_status]
-        by_content = Status.FINDINGS if result.findings else Status.CLEAN
-        if meaning == result.status or (meaning == BY_CONTENT and by_content is result.status):
-            return result.native_status
-    return {Status.CLEAN: "success", Status.FINDINGS: "failure", Status.PARTIAL: "suspended",
-            Status.BLOCKED: "blocked", Status.ERROR: "error"}[result.status]
 
 
 def _count_word(word: str) -> Any:
