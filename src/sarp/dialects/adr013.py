@@ -249,7 +249,10 @@ class Adr013Dialect:
             lines.append("- **Verdict**: SKIPPED")
             lines.append(f"- **Reason**: {result.fields.get('reason') or 'nothing to review'}")
             return "\n".join(lines) + "\n"
-        lines.append(f"- **Verdict**: {status_word(result, self.vocab, VERDICT_FOR)}")
+        verdict = status_word(result, self.vocab, VERDICT_FOR)
+        if verdict == "APPROVED" and result.findings:  # the template's APPROVED: none found
+            verdict = VERDICT_FOR[Status.FINDINGS]
+        lines.append(f"- **Verdict**: {verdict}")
         if result.status not in (Status.CLEAN, Status.FINDINGS):
             # a review that did not finish says why, as SKIPPED does
             lines.append(f"- **Reason**: {inline(stop_reason(result) or NOT_GIVEN)}")

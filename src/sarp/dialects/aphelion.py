@@ -124,6 +124,8 @@ NUMERIC_KEYS: Final = frozenset({*COUNTS, "TOTAL", "PASSED", "FAILED", "SKIPPED"
                                  "ESTIMATED_FILES"})
 OWN_FIELDS: Final = frozenset({"AGENT_RESULT", "STATUS", "NEXT", "BLOCKED_REASON",
                                "BLOCKED_TARGET", "CURRENT_TASK"})
+# keys whose values this dialect reads and checks: never written from another dialect's
+_RESERVED: Final = OWN_FIELDS | COUNTS.keys() | NUMERIC_KEYS | ITEM_LISTS.keys()
 # `- C1: text`, `**W3 - title (a.js:31).** text`, `- **S1 (line 222):** text`, `C1 – text`
 _EXPANSION: Final = re.compile(
     r"(?:[-*+] |\d{1,3}[.)] )?(?P<bold>\*\*)?(?P<id>[A-Z]{1,8}-?\d{1,4})"
@@ -352,11 +354,12 @@ class AphelionDialect:
                 lines.append(f"BLOCKED_TARGET: {inline(result.blocked_target)}")
         if result.current_task:
             lines.append(f"CURRENT_TASK: {inline(result.current_task)}")
-        for key, value in result.metrics.items():
-            if key not in COUNTS:
+        # another dialect's metrics and fields become block keys too, except those
+        # that would be read as this block's own (a CLEO `status`, a bowser `Failed`)
+        reserved = OWN_FIELDS | COUNTS.keys() if result.dialect == "aphelion" else _RESERVED
+        for key, value in [*result.metrics.items(), *result.fields.items()]:
+            if _block_key(key) not in reserved:
                 lines.extend(_render_value(_block_key(key), value))
-        for key, value in result.fields.items():
-            lines.extend(_render_value(_block_key(key), value))
         groups: dict[str, list[Finding]] = {}
         for f in result.findings:
             key = {"failed-test": "FAILED_TESTS", "failed-criterion": "FAILED_CONDITIONS"}.get(
@@ -372,7 +375,14 @@ class AphelionDialect:
             for f in findings:
                 loc = location_text(f.location) if f.location else None
                 text = inline((f.description or f.title or "").split("\n\n", 1)[0])
-                body = f"{loc} - {text}" if loc else text
+                if f.type in ("failed-test", "failed-criterion"):
+                    # `name - error (place)`: the test's name leads, as testers write it
+                    # (whatever leads is read back as the name)
+                    name = inline(f.title or "") or loc
+                    body = text if not name or text.startswith(name) else f"{name} - {text}"
+                    body = body if not loc or loc in body else f"{body} ({loc})"
+                else:
+                    body = f"{loc} - {text}" if loc else text
                 lines.append(f"  - {f.id}: {body}")
         # an agent that stopped short pauses the flow (seed 003's blocked example)
         stopped = result.status in (Status.PARTIAL, Status.BLOCKED)
@@ -392,6 +402,8 @@ def _prose_section(f: Finding) -> list[str]:
             if lines else []
     bullets = [(label, value) for label, value in (
         ("Location", location_text(f.location) if f.location else None),
+        ("Counter-location", location_text(f.counter_location) if f.counter_location
+         else None),
         ("Impact", f.impact), ("Fix", f.suggestion), ("Type", f.type),
         ("Confidence", None if f.confidence is None else f"{f.confidence:g}"),
         ("Agent", f.agent)) if value]

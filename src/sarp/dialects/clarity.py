@@ -507,6 +507,16 @@ class ClarityDialect:
                                [(c.item, c.status.value, c.notes or "") for c in
                                 result.checklist]))
             lines.append("")
+            # where a partial or missing item is: the `### Partial: item` sections the
+            # parser pairs with those items in order (`_checklist_details`), one for
+            # each item of a kind once any of that kind has a place
+            items = [f for f in result.findings if f.id in derived and f.type in (
+                "partial", "missing")]
+            placed = {f.type for f in items if f.location}
+            for f in items:
+                if f.type in placed:
+                    lines.extend([f"### {(f.type or '').title()}: {inline(f.title or f.id)}",
+                                  location_text(f.location) if f.location else "", ""])
         if own:
             lines.extend(table(FINDING_COLUMNS, [_finding_row(f) for f in own]))
             lines.append("")
@@ -529,7 +539,8 @@ class ClarityDialect:
         rows = result.fields.get("steps")
         if steps is None:  # known only from the findings: each one a failed step
             steps = f"0/{0 if rows else len(result.findings)}"
-        more = [f"{k}: {v}" for k, v in result.metrics.items() if k not in ("Steps", "notes")]
+        metrics = _with_reason(result, "bowser")
+        more = [f"{k}: {v}" for k, v in metrics.items() if k not in ("Steps", "notes")]
         lines = [" | ".join([f"RESULT: {word}", f"Steps: {steps}", *more])]
         if rows:
             header = list(rows[0])
@@ -594,10 +605,18 @@ def _count_severity(severity: Severity) -> Any:
     return count
 
 
-def _render_metrics(result: Result, kind: str) -> list[str]:
-    metrics = dict(result.metrics)
-    if result.status not in (Status.CLEAN, Status.FINDINGS):  # the work stopped: say why
+def _with_reason(result: Result, dialect: str) -> dict[str, Any]:
+    """The summary line's metrics, with a `Reason` when the work stopped short. Metrics
+    are the source dialect's own: another dialect's (Aphelion's PASSED/FAILED, Clarity's
+    severity counts in a bowser line) would be read as this one's and contradict it."""
+    metrics = dict(result.metrics) if result.dialect == dialect else {}
+    if result.status not in (Status.CLEAN, Status.FINDINGS):
         metrics.setdefault("Reason", inline(stop_reason(result) or NOT_GIVEN))
+    return metrics
+
+
+def _render_metrics(result: Result, kind: str) -> list[str]:
+    metrics = _with_reason(result, "clarity")
     if kind == "consistency" and result.status in (Status.CLEAN, Status.FINDINGS):
         metrics["Findings"] = len(result.findings)
         for name, sev in (("Critical", Severity.CRITICAL), ("Major", Severity.MAJOR),

@@ -185,6 +185,7 @@ class CleoDialect:
         content (its return message only points there: `return_message`)."""
         if result.delivery is Delivery.POINTER or "return_type" in result.fields:
             kind = str(result.fields.get("return_type") or "Research")
+            kind = kind[:1].upper() + kind[1:]  # `research partial.` drifted: the form has Research
             return return_message(result.status, kind) + "\n"
         if result.dialect == "cleo" and result.fields:  # a manifest entry: as written
             entry = dict(result.fields)

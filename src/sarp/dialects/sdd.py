@@ -356,7 +356,7 @@ class SddDialect:
             lines += ["### Error Details", *table(("Aspect", "Value"),
                                                   list(details_table.items())), ""]
         for key, value in result.fields.items():
-            if key in _OWN_FIELDS or not isinstance(value, str):
+            if key in _OWN_FIELDS or not isinstance(value, str) or _reserved(key):
                 continue
             lines += [f"### {_SECTION_TITLES.get(key, key)}", value, ""]
         return "\n".join(lines).rstrip() + "\n"
@@ -368,6 +368,14 @@ _OWN_FIELDS: Final = frozenset({"title", "tests", "error_details"})
 _SECTION_TITLES: Final = {"attempted actions": "Attempted Actions",
                           "recovery options": "Recovery Options",
                           "root cause analysis": "Root Cause Analysis"}
+
+
+def _reserved(key: str) -> bool:
+    """Whether a field (another dialect's `status`, `summary`) would be read back as one of
+    the contract's own sections if written under its name."""
+    title = _title_key(key)
+    return key not in _SECTION_TITLES and (
+        title in _CANONICAL or title.startswith(("status", "findings")))
 
 
 def _check_notes(item: ChecklistItem, result: Result, derived: set[str]) -> str:

@@ -55,13 +55,18 @@ class TextDialect:
 
 
 def _head(f: Finding) -> str:
-    """`**Major A1: title**`, the id left out when the prose reader would not take it
-    back as the finding's id (`**Major 7: title**` reads 7 as a number)."""
+    """`**Major A1: title**`: the first form the prose reader takes back with the
+    finding's id and title (`**Major 7: title**` reads 7 as a number, so the id is left
+    out there); a finding with neither title nor text is called by its id."""
     word = f.severity.value.capitalize()
-    title = inline(headline(f.title, f.description, f.id))
-    with_id = f"**{word} {f.id}: {title}**"
-    head = finding_head_line(with_id)
-    return with_id if head is not None and head.finding(0).id == f.id else f"**{word}: {title}**"
+    title = inline(headline(f.title, f.description, f"Finding {f.id}"))
+    forms = (f"**{word} {f.id}: {title}**", f"**{word}: {title}**")
+    for form in forms:
+        head = finding_head_line(form)
+        read = head.finding(0) if head is not None else None
+        if read is not None and read.title == title and read.id in (f.id, None):
+            return form
+    return forms[0]  # a title the reader cuts (`'**' follows ...`): sarp.convert says so
 
 
 TEXT: Final = TextDialect()
