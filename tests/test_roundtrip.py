@@ -427,3 +427,39 @@ def test_convert_to_bowser_names_the_severities_it_drops(
     exit_code, _out, err = _convert(tmp_path, capsys, REPLY_JSON, "bowser", "reply.json")
     assert exit_code == 1
     assert "SARP804 bowser does not keep the severity of 1 finding(s): A2 minor -> major" in err
+
+
+README = Path(__file__).parent.parent / "README.md"
+
+
+def _readme_console(command: str) -> list[str]:
+    """The lines README shows after `$ <command>` up to the next prompt or fence end."""
+    lines = README.read_text(encoding="utf-8").splitlines()
+    start = lines.index(f"$ {command}") + 1
+    end = next(i for i in range(start, len(lines)) if lines[i].startswith(("$ ", "```")))
+    return lines[start:end]
+
+
+def test_readme_shows_what_convert_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    """USER16 #12: README's convert examples are the real output; a line it abridges
+    (`...`) is the start of the real line, and no line is shown that is not printed."""
+    root = README.parent
+    shown = _readme_console(
+        "sarp convert examples/replies/adr013-code-reviewer-netrc.md --to aphelion")
+    assert main(["convert", str(root / "examples/replies/adr013-code-reviewer-netrc.md"),
+                 "--to", "aphelion"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    at = 0
+    for line in shown:  # in order, each one the next printed line that it starts
+        head = line.split(" ...", 1)[0] if line.endswith("...") else line
+        at = next(i for i in range(at, len(printed)) if printed[i].startswith(head)) + 1
+    assert shown[0] == printed[0] and shown[-1] == printed[-1]
+    command = "sarp convert examples/replies/json-high-medium-low.md --to bowser > qa.md"
+    shown = _readme_console(command)
+    path = "examples/replies/json-high-medium-low.md"
+    code = main(["convert", str(root / path), "--to", "bowser"])
+    err = capsys.readouterr().err.replace(str(root / path), path)
+    assert [line for line in err.splitlines() if "SARP8" in line] == shown
+    lines = README.read_text(encoding="utf-8").splitlines()
+    after = lines.index(f"$ {command}") + len(shown) + 1
+    assert lines[after: after + 2] == ["$ echo $?", str(code)]
