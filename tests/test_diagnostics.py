@@ -11,7 +11,8 @@ from sarp.diagnostics import CODES, make
 
 APPENDIX = (Path(__file__).parent / "data" / "deviations" / "appendix_a.md").read_text()
 RANGES = {"0": "delivery", "1": "envelope", "2": "findings", "3": "consistency",
-          "4": "dialect", "5": "manifest", "6": "stack", "7": "flow"}
+          "4": "dialect", "5": "manifest", "6": "stack", "7": "flow",
+          "8": "conversion"}
 
 
 def test_codes_are_stable_and_grouped() -> None:

@@ -3,8 +3,9 @@
 # Turns what LLM subagents report back to an orchestrator into checked, typed data and
 # back again: `parse` any of the dialects (clarity, bowser, adr013, aphelion, sdd, cleo,
 # json, or plain text) into one `Result`, `lint` a reply for what is wrong with it,
-# `render` a Result in any dialect; and ask for results: `prompt` writes the instruction
-# for a subagent, `schema` the JSON Schema, `reask` the correction for a bad reply.
+# `render` a Result in any dialect (`convert` also says what that dialect cannot carry);
+# and ask for results: `prompt` writes the instruction for a subagent, `schema` the JSON
+# Schema, `reask` the correction for a bad reply.
 # `aggregate` merges many Results into one `Report` (`render_report` writes it as
 # Markdown, JSON, SARIF or HTML; `load_results` reads replies, JSONL and SARIF files).
 # Parsing never raises on reply content; everything wrong with a reply is a coded,
@@ -12,6 +13,7 @@
 from __future__ import annotations
 
 from sarp.aggregation import AggregationPolicy, Report, aggregate, load_results
+from sarp.conversion import Conversion, convert
 from sarp.dialects import DIALECTS, Policy
 from sarp.model import (
     ChecklistItem,
@@ -40,6 +42,7 @@ __all__ = [
     "ChecklistItem",
     "ChecklistStatus",
     "Conformance",
+    "Conversion",
     "Delivery",
     "Diagnostic",
     "DiagnosticSeverity",
@@ -53,6 +56,7 @@ __all__ = [
     "Status",
     "__version__",
     "aggregate",
+    "convert",
     "lint",
     "load_results",
     "parse",

@@ -5,7 +5,7 @@
 #   and a message template that says what was wrong and what was done about it.
 # - Codes are grouped by range: 0xx delivery, 1xx envelope and summary line,
 #   2xx findings and tables, 3xx consistency between parts, 4xx dialect-specific
-#   required parts, 5xx manifest, 6xx stack, 7xx flow.
+#   required parts, 5xx manifest, 6xx stack, 7xx flow, 8xx conversion.
 # - `repair=False` marks a pure note: it does not stop a reply from being `conformant`.
 #   Every other diagnostic (any warning or error, and info that records a repair)
 #   makes a reply at best `repaired` (see `sarp.grade`).
@@ -180,6 +180,22 @@ _TABLE: Final[tuple[Code, ...]] = (
          " {budget}", "Shorten the protocol or raise `budget` in its front matter."),
     Code("SARP607", WARNING, "the task text contains {placeholder}; it is quoted as given",
          "Fill it in the task, or write it without braces."),
+    # 8xx conversion: what a Result rendered in another dialect does not carry, measured
+    # by reading the rendering back (sarp.convert). Errors change what the reply says
+    # about the work (status, findings, severities); warnings lose detail.
+    Code("SARP801", ERROR, "{dialect} cannot carry the status {status}: the converted reply"
+         " reads back as {back}", "json and aphelion keep every status."),
+    Code("SARP802", WARNING, "the converted reply is not conformant {dialect}: {problem}"),
+    Code("SARP803", ERROR, "{dialect} cannot carry {count} of the {total} finding(s) ({ids}):"
+         " they do not read back as findings{note}"),
+    Code("SARP804", ERROR, "{dialect} does not keep the severity of {count} finding(s):"
+         " {changes}"),
+    Code("SARP805", WARNING, "{dialect} does not keep the {part} of {count} finding(s)"
+         " ({ids})"),
+    Code("SARP806", WARNING, "{dialect} does not carry the result's {parts} (not read back"
+         " from the converted reply)"),
+    Code("SARP807", WARNING, "the converted {dialect} reply reads back with {count} finding(s)"
+         " the result does not have ({ids})"),
 )
 
 CODES: Final[dict[str, Code]] = {entry.code: entry for entry in _TABLE}

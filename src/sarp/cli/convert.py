@@ -1,9 +1,17 @@
-# `sarp convert FILE --to DIALECT`: read a reply in any dialect, write it in another.
+# `sarp convert FILE --to DIALECT`: read a reply in any dialect, write it in another, and
+# say on stderr what the target dialect cannot carry (SARP8xx, from `sarp.convert`).
+#
+# Exit code: 1 when the converted reply says something else about the work than the
+# input (its status, a finding or a severity is lost: an error-severity SARP8xx), 0
+# otherwise, even when detail is lost (warnings). The input's own diagnostics are shown
+# as `sarp parse` shows them and do not change the exit code.
 from __future__ import annotations
+
+import datetime
 
 import click
 
-from sarp import DIALECTS, render
+from sarp import DIALECTS, Result, convert
 from sarp.cli.common import dialect_option, format_diagnostic, parse_inputs
 
 
@@ -13,9 +21,27 @@ from sarp.cli.common import dialect_option, format_diagnostic, parse_inputs
               help="Dialect to write.")
 @dialect_option("--from", "Read the input as this dialect instead of detecting it.")
 def command(file: str, target: str, dialect: str | None) -> int:
-    """Convert one reply (FILE, or - for stdin) to another dialect."""
+    """Convert one reply (FILE, or - for stdin) to another dialect; stderr says what the
+    target dialect cannot carry, and the exit code is 1 when that changes the status, a
+    finding or a severity."""
+    code = 0
     for result in parse_inputs((file,), dialect):
+        name = result.id or "-"
         for diag in result.diagnostics:
-            click.echo(format_diagnostic(result.id or "-", diag, "text"), err=True)
-        click.echo(render(result, target), nl=False)
-    return 0
+            click.echo(format_diagnostic(name, diag, "text"), err=True)
+        conversion = convert(_dated(result) if target == "cleo" else result, target)
+        click.echo(conversion.text, nl=False)
+        for diag in conversion.losses:
+            click.echo(format_diagnostic(name, diag, "text"), err=True)
+        if not conversion.keeps_meaning:
+            code = 1
+    return code
+
+
+def _dated(result: Result) -> Result:
+    """A CLEO manifest entry needs its date (and the id and file named after it); the
+    renderer is pure, so the command gives today's."""
+    if "date" in result.fields:
+        return result
+    today = datetime.datetime.now(datetime.UTC).date().isoformat()
+    return result.model_copy(update={"fields": {**result.fields, "date": today}})

@@ -27,13 +27,14 @@ from sarp.dialects.prose import (
     heads_a_group,
     read_prose_findings,
 )
-from sarp.model import Finding, Result, Severity
+from sarp.dialects.rendering import NOT_GIVEN, status_word, stop_reason
+from sarp.model import Finding, Result, Severity, Status
 from sarp.text.inline import key_value, list_item, strip_emphasis, strip_markup
 from sarp.text.lines import PLAIN, Document
-from sarp.text.write import headline, inline, location_text
+from sarp.text.write import code_span, headline, inline, location_text
 from sarp.vocab import STATUS, normalise_word
 
-__all__ = ["ADR013", "Adr013Dialect"]
+__all__ = ["ADR013", "Adr013Dialect", "finding_bullets"]
 
 SEVERITIES: Final = {"CRITICAL": Severity.CRITICAL, "IMPORTANT": Severity.MAJOR,
                      "SUGGESTION": Severity.MINOR}
@@ -42,6 +43,11 @@ FINDING_FIELDS: Final = (("Location", "location"), ("Counter-location", "counter
                          ("Impact", "impact"), ("Fix", "suggestion"),
                          ("Confidence", "confidence"), ("Agent", "agent"))
 VERDICTS: Final = ("ISSUES FOUND", "APPROVED")
+# the verdict a renderer writes per status: ADR-013 has none for PARTIAL and ERROR (their
+# names are written, see dialects/rendering.py), and its own BLOCKED verdict means
+# blocking findings, so a blocked agent's review is written as the unfinished one it is
+VERDICT_FOR: Final = {Status.CLEAN: "APPROVED", Status.FINDINGS: "ISSUES FOUND",
+                      Status.BLOCKED: "PARTIAL"}
 _COUNT: Final = re.compile(r"(?P<n>\d{1,6})(?P<rest>.{0,500})$")
 _CORROBORATED: Final = re.compile(r"\((?P<n>\d{1,6}) corroborated\)")
 
@@ -233,27 +239,36 @@ class Adr013Dialect:
         for f in result.findings:
             title = headline(f.title, f.description, f.id)
             lines.append(f"### {word[f.severity]}: {inline(title)}")
-            lines.extend(_finding_bullets(f))
+            lines.extend(finding_bullets(f))
             lines.append("")
         lines.append("## Summary")
         for sev, name in word.items():
             lines.append(f"- **{name}**: {sum(1 for f in result.findings if f.severity is sev)}")
-        if result.fields.get("skipped") or (result.native_status or "").startswith("SKIPPED"):
+        if result.status is Status.CLEAN and (result.fields.get("skipped") or (
+                result.native_status or "").startswith("SKIPPED")):
             lines.append("- **Verdict**: SKIPPED")
             lines.append(f"- **Reason**: {result.fields.get('reason') or 'nothing to review'}")
-        else:
-            verdict = "ISSUES FOUND" if result.findings else "APPROVED"
-            lines.append(f"- **Verdict**: {verdict}")
+            return "\n".join(lines) + "\n"
+        verdict = status_word(result, self.vocab, VERDICT_FOR)
+        if verdict == "APPROVED" and result.findings:  # the template's APPROVED: none found
+            verdict = VERDICT_FOR[Status.FINDINGS]
+        lines.append(f"- **Verdict**: {verdict}")
+        if result.status not in (Status.CLEAN, Status.FINDINGS):
+            # a review that did not finish says why, as SKIPPED does
+            lines.append(f"- **Reason**: {inline(stop_reason(result) or NOT_GIVEN)}")
         return "\n".join(lines) + "\n"
 
 
-def _finding_bullets(f: Finding) -> list[str]:
+def finding_bullets(f: Finding) -> list[str]:
+    """`- **Location**: ...` and the other field bullets under a finding's head, as the
+    ADR-013 template writes them (the text renderer writes them too: the prose reader
+    takes them back field by field)."""
     out = []
     for label, name in FINDING_FIELDS:
         value = getattr(f, name)
         if name in ("location", "counter_location"):
             if value is not None:
-                out.append(f"- **{label}**: `{location_text(value)}`")
+                out.append(f"- **{label}**: {code_span(location_text(value))}")
             continue
         if value is not None and value != "":
             shown = f"{value:g}" if isinstance(value, float) else inline(value)

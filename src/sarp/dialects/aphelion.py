@@ -23,13 +23,14 @@ from typing import Any, Final
 from sarp.dialects import common
 from sarp.dialects.base import Builder, Matcher, RawFinding
 from sarp.dialects.prose import read_prose_findings
+from sarp.dialects.rendering import NOT_GIVEN, status_word, stop_reason
 from sarp.model import Finding, Result, Severity, Status
 from sarp.text.inline import list_item, strip_emphasis, strip_markup
 from sarp.text.lines import FENCED, MARKER, PLAIN, Document
 from sarp.text.locations import parse_location
 from sarp.text.tables import find_tables
 from sarp.text.write import inline, location_text
-from sarp.vocab import BY_CONTENT, STATUS, normalise_word
+from sarp.vocab import STATUS, normalise_word
 
 __all__ = ["APHELION", "AphelionDialect"]
 
@@ -107,6 +108,10 @@ def _canonical_list(spec: tuple[str | None, Severity, str | None]) -> str:
     return next(key for key, value in ITEM_LISTS.items() if value == spec)
 
 
+# the STATUS a renderer writes when the reply's own word no longer fits
+STATUS_FOR: Final = {Status.CLEAN: "success", Status.FINDINGS: "failure",
+                     Status.PARTIAL: "suspended", Status.BLOCKED: "blocked",
+                     Status.ERROR: "error"}
 # count key -> the findings it counts
 COUNTS: Final[dict[str, str]] = {
     "CRITICAL_COUNT": "CRITICAL", "WARNING_COUNT": "WARNING",
@@ -119,6 +124,8 @@ NUMERIC_KEYS: Final = frozenset({*COUNTS, "TOTAL", "PASSED", "FAILED", "SKIPPED"
                                  "ESTIMATED_FILES"})
 OWN_FIELDS: Final = frozenset({"AGENT_RESULT", "STATUS", "NEXT", "BLOCKED_REASON",
                                "BLOCKED_TARGET", "CURRENT_TASK"})
+# keys whose values this dialect reads and checks: never written from another dialect's
+_RESERVED: Final = OWN_FIELDS | COUNTS.keys() | NUMERIC_KEYS | ITEM_LISTS.keys()
 # `- C1: text`, `**W3 - title (a.js:31).** text`, `- **S1 (line 222):** text`, `C1 – text`
 _EXPANSION: Final = re.compile(
     r"(?:[-*+] |\d{1,3}[.)] )?(?P<bold>\*\*)?(?P<id>[A-Z]{1,8}-?\d{1,4})"
@@ -337,17 +344,22 @@ class AphelionDialect:
 
     def render(self, result: Result) -> str:
         lines = [f"AGENT_RESULT: {result.agent or 'agent'}",
-                 f"STATUS: {_status_word(result)}"]
+                 f"STATUS: {status_word(result, self.vocab, STATUS_FOR)}"]
         if result.blocked_reason or result.status is Status.BLOCKED:
-            lines.append(f"BLOCKED_REASON: {inline(result.blocked_reason or 'not given')}")
-            lines.append(f"BLOCKED_TARGET: {inline(result.blocked_target or 'architect')}")
+            reason = result.blocked_reason or stop_reason(result) or NOT_GIVEN
+            lines.append(f"BLOCKED_REASON: {inline(reason)}")
+            # the agent the orchestrator launches next: never guessed (a blocked Result
+            # that names none is written without it, and sarp.convert says so)
+            if result.blocked_target:
+                lines.append(f"BLOCKED_TARGET: {inline(result.blocked_target)}")
         if result.current_task:
             lines.append(f"CURRENT_TASK: {inline(result.current_task)}")
-        for key, value in result.metrics.items():
-            if key not in COUNTS:
+        # another dialect's metrics and fields become block keys too, except those
+        # that would be read as this block's own (a CLEO `status`, a bowser `Failed`)
+        reserved = OWN_FIELDS | COUNTS.keys() if result.dialect == "aphelion" else _RESERVED
+        for key, value in [*result.metrics.items(), *result.fields.items()]:
+            if _block_key(key) not in reserved:
                 lines.extend(_render_value(_block_key(key), value))
-        for key, value in result.fields.items():
-            lines.extend(_render_value(_block_key(key), value))
         groups: dict[str, list[Finding]] = {}
         for f in result.findings:
             key = {"failed-test": "FAILED_TESTS", "failed-criterion": "FAILED_CONDITIONS"}.get(
@@ -363,9 +375,18 @@ class AphelionDialect:
             for f in findings:
                 loc = location_text(f.location) if f.location else None
                 text = inline((f.description or f.title or "").split("\n\n", 1)[0])
-                body = f"{loc} - {text}" if loc else text
+                if f.type in ("failed-test", "failed-criterion"):
+                    # `name - error (place)`: the test's name leads, as testers write it
+                    # (whatever leads is read back as the name)
+                    name = inline(f.title or "") or loc
+                    body = text if not name or text.startswith(name) else f"{name} - {text}"
+                    body = body if not loc or loc in body else f"{body} ({loc})"
+                else:
+                    body = f"{loc} - {text}" if loc else text
                 lines.append(f"  - {f.id}: {body}")
-        lines.append(f"NEXT: {result.next or 'done'}")
+        # an agent that stopped short pauses the flow (seed 003's blocked example)
+        stopped = result.status in (Status.PARTIAL, Status.BLOCKED)
+        lines.append(f"NEXT: {result.next or ('suspended' if stopped else 'done')}")
         prose = [line for f in result.findings for line in _prose_section(f)]
         return "\n".join([*prose, *lines]) + "\n"
 
@@ -381,6 +402,8 @@ def _prose_section(f: Finding) -> list[str]:
             if lines else []
     bullets = [(label, value) for label, value in (
         ("Location", location_text(f.location) if f.location else None),
+        ("Counter-location", location_text(f.counter_location) if f.counter_location
+         else None),
         ("Impact", f.impact), ("Fix", f.suggestion), ("Type", f.type),
         ("Confidence", None if f.confidence is None else f"{f.confidence:g}"),
         ("Agent", f.agent)) if value]
@@ -489,17 +512,6 @@ def _render_value(key: str, value: Any) -> list[str]:
     if "\n" in text:
         return [f"{key}: |", *[f"  {line}".rstrip() for line in text.split("\n")]]
     return [f"{key}: {inline(text)}"]
-
-
-def _status_word(result: Result) -> str:
-    canonical = STATUS["aphelion"].canonical
-    if result.native_status in canonical:
-        meaning = canonical[result.native_status]
-        by_content = Status.FINDINGS if result.findings else Status.CLEAN
-        if meaning == result.status or (meaning == BY_CONTENT and by_content is result.status):
-            return result.native_status
-    return {Status.CLEAN: "success", Status.FINDINGS: "failure", Status.PARTIAL: "suspended",
-            Status.BLOCKED: "blocked", Status.ERROR: "error"}[result.status]
 
 
 def _count_word(word: str) -> Any:

@@ -15,18 +15,18 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
 from sarp.dialects import common
 from sarp.dialects.base import Builder, RawFinding
 from sarp.dialects.prose import read_prose_findings
+from sarp.dialects.rendering import NOT_GIVEN, status_word, stop_reason
 from sarp.model import ChecklistStatus, Finding, Result, Severity, Status
 from sarp.text.inline import key_value, strip_emphasis
 from sarp.text.lines import MARKER, Document
 from sarp.text.tables import find_tables
-from sarp.text.write import inline, location_text, table
+from sarp.text.write import headline, inline, location_text, table
 from sarp.vocab import STATUS
 
 __all__ = ["BOWSER", "CLARITY", "ClarityDialect"]
@@ -39,6 +39,9 @@ TYPES: Final[dict[str, tuple[str, ...]]] = {
     "design-plan": ("Screen", "Components"),
 }
 TAIL_METRICS: Final = ("Coverage", "Reason")  # appended on PARTIAL and ERROR
+# bowser's two words; the statuses it has none for keep their names (dialects/rendering.py)
+BOWSER_WORDS: Final = {Status.CLEAN: "PASS", Status.FINDINGS: "FAIL"}
+BOWSER_STEP_COLUMNS: Final = ("#", "Step", "Status", "Location", "Evidence")
 # what each metric holds, for instructions and for metrics a renderer does not know
 PLACEHOLDERS: Final = {"Doc": "<path>", "Pair": "<docA>/<docB>", "Task": "<ID>",
                        "Screen": "<name>", "Criteria": "<pass>/<total>",
@@ -267,7 +270,7 @@ class ClarityDialect:
         if kind is None:
             return
         status = (b.status_word or "").upper()
-        if status in ("PARTIAL", "ERROR"):
+        if status in ("PARTIAL", "ERROR", "BLOCKED"):  # unfinished: a reason, no counts
             if "Reason" not in b.metrics:
                 b.diag("SARP109", i, name="Reason", result_type=kind,
                        expected="`| Coverage: <X%> | Reason: <reason>`")
@@ -482,7 +485,7 @@ class ClarityDialect:
         if self.name == "bowser":
             return self._render_bowser(result)
         kind = result.result_type or "consistency"
-        word = _status_word(result, self.vocab.canonical)
+        word = status_word(result, self.vocab, {})  # Clarity's words are the canonical names
         metrics = _render_metrics(result, kind)
         lines = [" | ".join([f"RESULT: {word}", f"Type: {kind}", *metrics])]
         lines.append("---")
@@ -504,6 +507,16 @@ class ClarityDialect:
                                [(c.item, c.status.value, c.notes or "") for c in
                                 result.checklist]))
             lines.append("")
+            # where a partial or missing item is: the `### Partial: item` sections the
+            # parser pairs with those items in order (`_checklist_details`), one for
+            # each item of a kind once any of that kind has a place
+            items = [f for f in result.findings if f.id in derived and f.type in (
+                "partial", "missing")]
+            placed = {f.type for f in items if f.location}
+            for f in items:
+                if f.type in placed:
+                    lines.extend([f"### {(f.type or '').title()}: {inline(f.title or f.id)}",
+                                  location_text(f.location) if f.location else "", ""])
         if own:
             lines.extend(table(FINDING_COLUMNS, [_finding_row(f) for f in own]))
             lines.append("")
@@ -521,22 +534,31 @@ class ClarityDialect:
         return "\n".join(lines).rstrip() + "\n"
 
     def _render_bowser(self, result: Result) -> str:
-        # PASS and FAIL are bowser's words; the statuses it has none for keep their own
-        word = {Status.CLEAN: "PASS", Status.FINDINGS: "FAIL"}.get(result.status,
-                                                                  result.status.value)
+        word = status_word(result, self.vocab, BOWSER_WORDS)
         steps = result.metrics.get("Steps")
-        more = [f"{k}: {v}" for k, v in result.metrics.items() if k not in ("Steps", "notes")]
-        lines = [" | ".join([f"RESULT: {word}",
-                             f"Steps: {steps if steps is not None else '0/0'}", *more])]
         rows = result.fields.get("steps")
+        if steps is None:  # known only from the findings: each one a failed step
+            steps = f"0/{0 if rows else len(result.findings)}"
+        metrics = _with_reason(result, "bowser")
+        more = [f"{k}: {v}" for k, v in metrics.items() if k not in ("Steps", "notes")]
+        lines = [" | ".join([f"RESULT: {word}", f"Steps: {steps}", *more])]
         if rows:
             header = list(rows[0])
             lines.append("")
             lines.extend(table(header, [[r.get(h, "") for h in header] for r in rows]))
-        elif result.findings:  # failed steps known only from the report: one line each
+        elif result.findings and word == "FAIL" and all(
+                f.location is None and not f.description for f in result.findings):
+            lines.append("")  # failed steps that are only a title: `❌` lines, as written
+            lines.extend(f"- ❌ {inline(f.title or f.id)}" for f in result.findings)
+        elif result.findings:
+            # a step table: its failed rows are read whatever the status word, and it has
+            # a place for each finding's location and text (none for a severity)
             lines.append("")
-            lines.extend(f"- ❌ {inline(f.title or f.description or f.id)}"
-                         for f in result.findings)
+            lines.extend(table(BOWSER_STEP_COLUMNS, [
+                (n, headline(f.title, f.description, f.id), "FAIL",
+                 location_text(f.location) if f.location else "",
+                 (f.description or "").split("\n\n", 1)[0])
+                for n, f in enumerate(result.findings, 1)]))
         return "\n".join(lines) + "\n"
 
 
@@ -583,15 +605,18 @@ def _count_severity(severity: Severity) -> Any:
     return count
 
 
-def _status_word(result: Result, canonical: Mapping[str, object]) -> str:
-    native = result.native_status
-    if native is not None and native in canonical and canonical[native] == result.status:
-        return native
-    return {Status.BLOCKED: "PARTIAL"}.get(result.status, result.status.value)
+def _with_reason(result: Result, dialect: str) -> dict[str, Any]:
+    """The summary line's metrics, with a `Reason` when the work stopped short. Metrics
+    are the source dialect's own: another dialect's (Aphelion's PASSED/FAILED, Clarity's
+    severity counts in a bowser line) would be read as this one's and contradict it."""
+    metrics = dict(result.metrics) if result.dialect == dialect else {}
+    if result.status not in (Status.CLEAN, Status.FINDINGS):
+        metrics.setdefault("Reason", inline(stop_reason(result) or NOT_GIVEN))
+    return metrics
 
 
 def _render_metrics(result: Result, kind: str) -> list[str]:
-    metrics = dict(result.metrics)
+    metrics = _with_reason(result, "clarity")
     if kind == "consistency" and result.status in (Status.CLEAN, Status.FINDINGS):
         metrics["Findings"] = len(result.findings)
         for name, sev in (("Critical", Severity.CRITICAL), ("Major", Severity.MAJOR),

@@ -17,8 +17,10 @@ from typing import Any, Final
 
 from sarp.dialects.base import Builder
 from sarp.dialects.json_ import decode_object, find_object, object_start
-from sarp.model import Delivery, Result, Severity, Status
+from sarp.dialects.rendering import NOT_GIVEN, status_word, stop_reason
+from sarp.model import Delivery, Finding, Result, Severity, Status
 from sarp.text.lines import Document
+from sarp.text.write import headline, inline, location_text
 from sarp.vocab import STATUS
 
 __all__ = ["CLEO", "REQUIRED_KEYS", "RETURN_MESSAGE", "CleoDialect"]
@@ -60,8 +62,19 @@ def _manifest_keys(text: str) -> bool:
     return bool(keys & _MANIFEST_ONLY) and "findings" not in keys
 
 
+# The status word a renderer writes. CLEO's set is closed (its return-message validators
+# and manifest schema accept only these words), so the statuses it has none for take the
+# nearest (dialects/rendering.py): a finding is research output, written among the key
+# findings of a `complete` entry, and an agent that failed did not complete its task.
+STATUS_FOR: Final = {Status.CLEAN: "complete", Status.FINDINGS: "complete",
+                     Status.PARTIAL: "partial", Status.BLOCKED: "blocked",
+                     Status.ERROR: "blocked"}
+_KEY_FINDING_MAX: Final = 200  # characters, the manifest schema's limit
+_TITLE_MAX: Final = 200
+
+
 def return_message(status: Status, kind: str = "Research") -> str:
-    word = {Status.PARTIAL: "partial", Status.BLOCKED: "blocked"}.get(status, "complete")
+    word = STATUS_FOR[status]
     return f"{kind} {word}. See MANIFEST.jsonl for {_TAILS[word]}."
 
 
@@ -167,11 +180,66 @@ class CleoDialect:
         b.recovered = True
 
     def render(self, result: Result) -> str:
-        if result.delivery is Delivery.POINTER or not result.fields.get("id"):
+        """A Result read from a return message is that message again; any other Result
+        is the manifest entry the agent appends, which is where CLEO keeps a result's
+        content (its return message only points there: `return_message`)."""
+        if result.delivery is Delivery.POINTER or "return_type" in result.fields:
             kind = str(result.fields.get("return_type") or "Research")
+            kind = kind[:1].upper() + kind[1:]  # `research partial.` drifted: the form has Research
             return return_message(result.status, kind) + "\n"
-        entry = {k: v for k, v in result.fields.items() if k != "return_type"}
+        if result.dialect == "cleo" and result.fields:  # a manifest entry: as written
+            entry = dict(result.fields)
+        else:
+            entry = self._entry(result)
         return json.dumps(entry, ensure_ascii=False, separators=(", ", ": ")) + "\n"
+
+    def _entry(self, result: Result) -> dict[str, Any]:
+        """The manifest entry for a Result from another dialect. Its findings become key
+        findings (text: CLEO has no severity or location slot). `id` and `file` derive
+        from the title and `fields["date"]`; without a date (render is pure: `sarp
+        convert` gives today's) the three are left out and a re-parse says so."""
+        title = _title(result)
+        entry: dict[str, Any] = {}
+        date = str(result.fields.get("date") or "")
+        if date:
+            slug = "-".join(re.findall(r"[a-z0-9]+", title.lower()))[:48].strip("-") or "result"
+            entry["id"] = result.fields.get("id") or f"{slug}-{date}"
+            entry["file"] = result.fields.get("file") or f"{date}_{slug}.md"
+        entry["title"] = title
+        if date:
+            entry["date"] = date
+        entry["status"] = status_word(result, self.vocab, STATUS_FOR)
+        places = [f.location.path for f in result.findings if f.location and f.location.path]
+        entry["topics"] = list(dict.fromkeys(places))[:10]
+        entry["key_findings"] = [_key_finding(f) for f in result.findings]
+        entry["actionable"] = bool(result.findings)
+        followup = list(result.next_steps)
+        reason = stop_reason(result)
+        if result.status in (Status.BLOCKED, Status.ERROR):
+            followup.append(f"BLOCKED: {reason or NOT_GIVEN}")  # the schema's blocker form
+        elif result.status is Status.PARTIAL and reason:
+            followup.append(reason)  # the base protocol: a partial entry says why
+        if followup:
+            entry["needs_followup"] = followup
+        if result.blockers:
+            entry["blockers"] = list(result.blockers)
+        if result.agent:
+            entry["agent"] = result.agent
+        return entry
+
+
+def _title(result: Result) -> str:
+    if result.summary and len(result.summary.strip()) >= 5:
+        return inline(headline(None, result.summary, ""))[:_TITLE_MAX]
+    who = " ".join(w.capitalize() for w in (result.agent or "agent").split("-") if w)
+    return f"{who} {result.result_type or 'result'}"
+
+
+def _key_finding(f: Finding) -> str:
+    """`[major] title (path:line)`: a finding as the one line CLEO has for it."""
+    place = f" ({location_text(f.location)})" if f.location else ""
+    text = f"[{f.severity.value}] {inline(headline(f.title, f.description, f.id))}{place}"
+    return text if len(text) <= _KEY_FINDING_MAX else text[: _KEY_FINDING_MAX - 3] + "..."
 
 
 CLEO: Final = CleoDialect()

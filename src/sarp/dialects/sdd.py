@@ -19,6 +19,7 @@ from typing import Final
 from sarp.dialects import common
 from sarp.dialects.base import Builder, Matcher, RawFinding
 from sarp.dialects.prose import read_prose_findings
+from sarp.dialects.rendering import status_word, stop_reason
 from sarp.model import ChecklistItem, ChecklistStatus, Finding, Result, Severity, Status
 from sarp.text.inline import key_value, list_item, strip_emphasis, strip_markup
 from sarp.text.lines import PLAIN, Document
@@ -37,6 +38,9 @@ _WORD_FOR: Final = {Severity.CRITICAL: "Critical", Severity.MAJOR: "Important",
                     Severity.MINOR: "Minor"}
 ISSUE_COLUMNS: Final = ("ID", "Issue", "File:Line", "Severity", "Confidence")
 STATUS_WORDS: Final = ("SUCCESS", "PARTIAL", "FAILED")
+# the Status a renderer writes (SDD has no word for BLOCKED: see dialects/rendering.py)
+STATUS_FOR: Final = {Status.CLEAN: "SUCCESS", Status.FINDINGS: "SUCCESS",
+                     Status.PARTIAL: "PARTIAL", Status.ERROR: "FAILED"}
 _RESULT_HEAD: Final = re.compile(r"(?P<agent>.{1,120}?)\s(?:Result|Report|Results)\b")
 _SEVERITY_TAIL: Final = re.compile(r"\|\s?\**Severity\**\s?:\s?(?P<sev>[^|]{1,40})", re.I)
 def _bold_status_line(src: str) -> bool:
@@ -297,8 +301,12 @@ class SddDialect:
         written = str(result.fields.get("title") or "")
         title = written[: -len(" Result")] if written.endswith(" Result") else " ".join(
             w.capitalize() for w in agent.split("-"))
-        word = {Status.PARTIAL: "PARTIAL", Status.ERROR: "FAILED",
-                Status.BLOCKED: "BLOCKED"}.get(result.status, "SUCCESS")
+        word = status_word(result, self.vocab, STATUS_FOR)
+        blockers = list(result.blockers)
+        reason = stop_reason(result)
+        if not blockers and reason and result.status in (Status.ERROR, Status.BLOCKED) and \
+                not result.fields.get("error_details"):
+            blockers = [reason]  # the contract's place for what stopped the work
         lines = [f"## {title} Result", "", "### Status", word, ""]
         if result.summary:
             lines += ["### Summary", result.summary, ""]
@@ -322,14 +330,18 @@ class SddDialect:
             header = list(tests[0])
             lines += ["#### Test Results", *table(header, [[t.get(h, "") for h in header]
                                                            for t in tests]), ""]
+        confidence = result.metadata.get("confidence")
+        if confidence is None and result.confidence is not None:
+            confidence = f"{result.confidence:g}"
         if result.references:
             lines += ["### Key References", *table(
                 ("Item", "Location", "Relevance"),
                 [(r.item, location_text(r.location) if r.location else "--", r.relevance or "")
                  for r in result.references]), ""]
-        confidence = result.metadata.get("confidence")
-        if confidence is None and result.confidence is not None:
-            confidence = f"{result.confidence:g}"
+        elif confidence is None and not result.next_steps and not blockers:
+            # the contract's closing sections are how a reader knows the reply is whole:
+            # with nothing to put in them, the Key References section still says so
+            lines += ["### Key References", "None.", ""]
         if confidence is not None:
             lines += ["### Confidence", str(confidence), ""]
         if issues:
@@ -337,14 +349,14 @@ class SddDialect:
         if result.next_steps:
             lines += ["### Next Steps", *[f"{n}. {s}" for n, s in enumerate(
                 result.next_steps, 1)], ""]
-        if result.blockers:
-            lines += ["### Blockers", *[f"- {s}" for s in result.blockers], ""]
+        if blockers:
+            lines += ["### Blockers", *[f"- {s}" for s in blockers], ""]
         details_table = result.fields.get("error_details")
         if isinstance(details_table, dict) and details_table:
             lines += ["### Error Details", *table(("Aspect", "Value"),
                                                   list(details_table.items())), ""]
         for key, value in result.fields.items():
-            if key in _OWN_FIELDS or not isinstance(value, str):
+            if key in _OWN_FIELDS or not isinstance(value, str) or _reserved(key):
                 continue
             lines += [f"### {_SECTION_TITLES.get(key, key)}", value, ""]
         return "\n".join(lines).rstrip() + "\n"
@@ -356,6 +368,14 @@ _OWN_FIELDS: Final = frozenset({"title", "tests", "error_details"})
 _SECTION_TITLES: Final = {"attempted actions": "Attempted Actions",
                           "recovery options": "Recovery Options",
                           "root cause analysis": "Root Cause Analysis"}
+
+
+def _reserved(key: str) -> bool:
+    """Whether a field (another dialect's `status`, `summary`) would be read back as one of
+    the contract's own sections if written under its name."""
+    title = _title_key(key)
+    return key not in _SECTION_TITLES and (
+        title in _CANONICAL or title.startswith(("status", "findings")))
 
 
 def _check_notes(item: ChecklistItem, result: Result, derived: set[str]) -> str:

@@ -9,12 +9,14 @@ from __future__ import annotations
 from typing import Final
 
 from sarp.dialects import common
+from sarp.dialects.adr013 import finding_bullets
 from sarp.dialects.base import Builder
-from sarp.dialects.prose import read_prose_findings
-from sarp.model import Result, Severity
+from sarp.dialects.prose import finding_head_line, read_prose_findings
+from sarp.dialects.rendering import stop_reason
+from sarp.model import Finding, Result, Severity, Status
 from sarp.text.lines import Document
 from sarp.text.tables import find_tables
-from sarp.text.write import location_text
+from sarp.text.write import headline, inline
 
 __all__ = ["TEXT", "TextDialect"]
 
@@ -39,10 +41,32 @@ class TextDialect:
         read_prose_findings(b, 0, len(b.doc.lines), loose=True)
 
     def render(self, result: Result) -> str:
-        lines = [result.summary or f"Status: {result.status.value}"]
-        lines.extend(f"- {f.severity.value}: {location_text(f.location)} "
-                     f"{f.description or ''}".rstrip() for f in result.findings)
+        # No protocol has a status slot: the status line is for the reader (a re-parse
+        # reads the status by the missing_summary policy; sarp.convert says so).
+        status = f"Status: {result.status.value}"
+        reason = stop_reason(result) if result.status not in (
+            Status.CLEAN, Status.FINDINGS) else None
+        lines = [f"{status} ({inline(reason)})" if reason else status]
+        if result.summary:
+            lines += ["", result.summary.strip()]
+        for f in result.findings:  # a bold head, then ADR-013's field bullets
+            lines += ["", _head(f), *finding_bullets(f)]
         return "\n".join(lines) + "\n"
+
+
+def _head(f: Finding) -> str:
+    """`**Major A1: title**`: the first form the prose reader takes back with the
+    finding's id and title (`**Major 7: title**` reads 7 as a number, so the id is left
+    out there); a finding with neither title nor text is called by its id."""
+    word = f.severity.value.capitalize()
+    title = inline(headline(f.title, f.description, f"Finding {f.id}"))
+    forms = (f"**{word} {f.id}: {title}**", f"**{word}: {title}**")
+    for form in forms:
+        head = finding_head_line(form)
+        read = head.finding(0) if head is not None else None
+        if read is not None and read.title == title and read.id in (f.id, None):
+            return form
+    return forms[0]  # a title the reader cuts (`'**' follows ...`): sarp.convert says so
 
 
 TEXT: Final = TextDialect()

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from sarp.model import Location
 
-__all__ = ["cell", "headline", "inline", "location_text", "table"]
+__all__ = ["cell", "code_span", "headline", "inline", "location_text", "table"]
 
 
 def inline(value: object) -> str:
@@ -40,6 +40,12 @@ def location_text(location: Location | None) -> str:
     parts = [_place(location)]
     parts.extend(_place(extra) for extra in location.extra)
     return " vs ".join(parts)
+
+
+def code_span(text: str) -> str:
+    """`text` in backticks, unless it already holds its own (a raw location written as
+    `` `a.py:3` `` or `` `a.py:3` vs `b.py:9` ``): doubling them would change the text."""
+    return text if "`" in text else f"`{text}`"
 
 
 def _place(location: Location) -> str:
