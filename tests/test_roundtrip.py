@@ -345,9 +345,10 @@ def _essentials_kept(result: Result, carries: Carries) -> list[tuple[object, ...
 REPLY_JSON = json.dumps({"agent": "api-linter", "status": "FINDINGS", "summary": "two issues",
                          "findings": [
     {"id": "A1", "severity": "major", "title": "Missing auth on DELETE /users",
-     "location": "api/routes.py:120", "type": "security"},
+     "location": "api/routes.py:120", "type": "security",
+     "description": "Any caller can delete a user."},
     {"id": "A2", "severity": "minor", "title": "Inconsistent pagination param names",
-     "location": "api/routes.py:40"}]})
+     "location": "api/routes.py:40", "description": "`page` here, `p` elsewhere."}]})
 BLOCKED_JSON = json.dumps({"status": "BLOCKED", "summary": "cannot access repo",
                            "blockers": ["no read permission on repo"], "findings": []})
 TRUNCATED = """# Code Reviewer Review
