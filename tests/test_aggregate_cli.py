@@ -32,6 +32,45 @@ def test_directories_globs_and_files_expand_in_a_stable_order(tmp_path: Path) ->
         expand([str(tmp_path / "*.txt")])
 
 
+@pytest.mark.parametrize(("pattern", "matched"), [
+    ("*.md", ["a.md", "b.md"]),
+    ("**/*.md", ["a.md", "b.md", "sub/deep/e.md", "sub/d.md"]),
+    ("sub/**", ["sub/c.json", "sub/deep/e.md", "sub/d.md"]),
+    ("sub/*", ["sub/c.json", "sub/d.md"]),
+    ("?.md", ["a.md", "b.md"]),
+    ("[a].md", ["a.md"]),
+    ("[!a].md", ["b.md"]),
+    ("sub/*/e.md", ["sub/deep/e.md"]),
+])
+def test_globs_match_as_the_shell_would(tmp_path: Path, pattern: str,
+                                        matched: list[str]) -> None:
+    for name in ("a.md", "b.md", "sub/c.json", "sub/d.md", "sub/deep/e.md", ".h.md"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x")
+    found = expand([f"{tmp_path.as_posix()}/{pattern}"])
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in found) == sorted(matched)
+
+
+def test_symlinks_neither_loop_nor_lead_outside_the_run(tmp_path: Path) -> None:
+    # ADV16 #8: two links to `.` made `run/**/*.md` run for minutes; #16: a link to a file
+    # outside the run put that file's text in the report
+    run = tmp_path / "run"
+    (run / "sub").mkdir(parents=True)
+    (run / "a.md").write_text("x")
+    (run / "sub" / "b.md").write_text("x")
+    (tmp_path / "secret.md").write_text("- [HIGH] SECRET at deploy.py:3")
+    (run / "self").symlink_to(".")
+    (run / "self2").symlink_to(".")
+    (run / "notes.md").symlink_to(tmp_path / "secret.md")
+    (run / "again.md").symlink_to(run / "a.md")  # inside the run: the same file, once
+    for arg in (str(run), f"{run.as_posix()}/**/*.md"):
+        skipped: list[str] = []
+        found = expand([arg], skipped)
+        assert sorted(p.relative_to(run).as_posix() for p in found) == ["a.md", "sub/b.md"]
+        assert skipped == [f"{(run / 'notes.md').as_posix()}: a link to a file outside "
+                           f"{run.as_posix()}; skipped"]
+
+
 def test_jsonl_of_results_keeps_bad_lines_as_unparseable_results(tmp_path: Path) -> None:
     good = aggregate([]).model_dump_json()  # not a Result: a line that must be reported
     reply = load_results([str(EXAMPLE / "docs-consistency.md")])[0]

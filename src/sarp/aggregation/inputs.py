@@ -14,8 +14,8 @@
 # aggregating the replies themselves does.
 from __future__ import annotations
 
-import glob
 import os
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -39,20 +39,23 @@ class InputError(ValueError):
     """A path that is neither a file, a directory nor a glob that matches a file."""
 
 
-def expand(paths: Iterable[str]) -> list[Path]:
+def expand(paths: Iterable[str], skipped: list[str] | None = None) -> list[Path]:
     """Every file the arguments name, in a stable order: a directory gives its regular
     files (recursively, hidden ones skipped, sorted), a glob its sorted matches. One
-    file named twice (`run/a.md`, `./run/a.md`) is read once."""
+    file named twice (`run/a.md`, `./run/a.md`) is read once. Symlinked folders are not
+    followed, and a symlink to a file outside the folder walked is left out (`skipped`
+    says so): an agent that can write to the run folder must not pull other files into
+    the report."""
     files: list[Path] = []
     seen: set[Path] = set()
     for arg in paths:
         path = Path(arg)
         if path.is_dir():
-            found = sorted(p for p in _walk(path))
+            found = sorted(_walk(path, None, skipped))
         elif path.is_file():
             found = [path]
         elif _GLOB_CHARS & set(arg):
-            found = sorted(Path(p) for p in glob.glob(arg, recursive=True) if Path(p).is_file())
+            found = sorted(_glob(arg, skipped))
             if not found:
                 raise InputError(f"{arg}: the pattern matches no file")
         elif path.exists():
@@ -67,14 +70,68 @@ def expand(paths: Iterable[str]) -> list[Path]:
     return files
 
 
-def _walk(root: Path) -> Iterator[Path]:
-    for folder, dirs, names in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+def _walk(root: Path, depth: int | None, skipped: list[str] | None) -> Iterator[Path]:
+    """Regular files under `root`, at most `depth` folders down (None: any)."""
+    inside = root.resolve()
+    for folder, dirs, names in os.walk(root):  # (os.walk follows no symlinked folder)
+        level = len(Path(folder).relative_to(root).parts)
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".")) \
+            if depth is None or level < depth else []
         for name in names:
             path = Path(folder) / name
             # a FIFO or device would block or never end: only regular files are replies
-            if not name.startswith(".") and path.is_file():
-                yield path
+            if name.startswith(".") or not path.is_file():
+                continue
+            if path.is_symlink() and not path.resolve().is_relative_to(inside):
+                if skipped is not None:
+                    skipped.append(f"{_printable(path.as_posix())}: a link to a file outside"
+                                   f" {_printable(root.as_posix())}; skipped")
+                continue
+            yield path
+
+
+def _glob(pattern: str, skipped: list[str] | None) -> Iterator[Path]:
+    """The files `pattern` matches (`*`, `?`, `[...]` within a name, `**` across folders),
+    found by walking its fixed leading folder once: `glob.glob(recursive=True)` follows
+    symlinked folders, and two links to `.` made it run for minutes."""
+    parts = Path(pattern).parts
+    fixed = next((n for n, part in enumerate(parts) if _GLOB_CHARS & set(part)), len(parts))
+    base = Path(*parts[:fixed]) if fixed else Path(".")
+    if not base.is_dir():
+        return
+    rest = parts[fixed:]
+    depth = None if any("**" in part for part in rest) else len(rest) - 1
+    matcher = re.compile(_translate("/".join(rest)))
+    for path in _walk(base, depth, skipped):
+        if matcher.fullmatch(path.relative_to(base).as_posix()):
+            yield path
+
+
+def _translate(pattern: str) -> str:
+    """A glob as a regular expression over `/`-separated paths."""
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        elif pattern[i] == "[" and (close := pattern.find("]", i + 2)) > 0:
+            inner = pattern[i + 1:close].replace("\\", "\\\\")
+            out.append("[^" + inner[1:] + "]" if inner.startswith("!") else f"[{inner}]")
+            i = close + 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return "".join(out)
 
 
 def load_results(paths: Iterable[str], skipped: list[str] | None = None) -> list[Result]:

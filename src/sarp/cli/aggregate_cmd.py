@@ -40,7 +40,7 @@ def _load(paths: tuple[str, ...], report_file: Path | None) -> list[Result]:
         stdin, note = decode(sys.stdin.buffer.read())
         results.extend(note_decoding(r, note) for r in load_text(stdin, "<stdin>", skipped))
     try:
-        files = expand(p for p in paths if p != "-")
+        files = expand((p for p in paths if p != "-"), skipped)
     except InputError as exc:
         raise UsageFailure(str(exc)) from None
     if report_file is not None:
