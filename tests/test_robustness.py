@@ -181,3 +181,19 @@ def test_bytes_in_other_encodings_are_read_and_said(data: bytes, text: str,
     assert (said or "").startswith(note or "") and (said is None) == (note is None)
     result = note_decoding(sarp.parse(read), said)
     assert ("SARP008" in [d.code for d in result.diagnostics]) == (note is not None)
+
+
+def test_a_lone_surrogate_in_the_text_is_replaced_and_said() -> None:
+    # ADV16 #11: `json.loads` of an API answer cut mid-emoji gives a lone surrogate;
+    # the Result could then be neither serialised nor aggregated
+    import json
+
+    reply = json.loads('"### CRITICAL: Unsafe eval \\ud83d\\n- **Location**: app/x.py:3\\n"')
+    result = sarp.parse(reply)
+    assert [f.title for f in result.findings] == ["Unsafe eval \ufffd"]
+    assert result.diagnostics[0].code == "SARP008"
+    result.id = "a.md"
+    report = sarp.aggregate([result])
+    for fmt in ("json", "markdown", "html", "sarif"):
+        sarp.render_report(report, fmt).encode("utf-8")
+    assert result.model_dump_json()

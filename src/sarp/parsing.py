@@ -20,6 +20,8 @@ from sarp import diagnostics
 from sarp.dialects import DIALECTS, Builder, Policy, detect
 from sarp.dialects.sarif import is_sarif, results_from_sarif
 from sarp.model import Conformance, Delivery, Diagnostic, Result, Status, build
+from sarp.text import jsontext
+from sarp.text.decode import note_decoding
 from sarp.text.inline import list_item
 from sarp.text.lines import PLAIN, Document
 
@@ -49,6 +51,10 @@ def parse(text: str, *, dialect: str | None = None, policy: Policy | None = None
     if dialect is not None and dialect not in DIALECTS:
         raise KeyError(f"unknown dialect {dialect!r}; known: {', '.join(DIALECTS)}")
     policy = policy or Policy()
+    if jsontext.has_lone_surrogate(text):
+        # a reply cut mid-emoji by `json.loads` of an API answer: no encoder writes it
+        return note_decoding(parse(jsontext.scrub(text), dialect=dialect, policy=policy),
+                             "lone UTF-16 surrogates, each replaced with U+FFFD")
     try:
         if dialect is None and is_sarif(text):
             return _one_result(results_from_sarif(text, "", policy))

@@ -11,7 +11,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["has_surrogate_escape", "loads", "scrub"]
+__all__ = ["has_lone_surrogate", "has_surrogate_escape", "loads", "scrub"]
 
 _ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -19,6 +19,11 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 def has_surrogate_escape(text: str) -> bool:
     return _ESCAPE.search(text) is not None
+
+
+def has_lone_surrogate(text: str) -> bool:
+    """Whether `text` itself holds a surrogate (decoded, not escaped)."""
+    return _SURROGATE.search(text) is not None
 
 
 def loads(text: str, **options: Any) -> Any:
