@@ -256,3 +256,31 @@ def test_a_value_nested_too_deep_is_cut_and_the_findings_kept(depth: int) -> Non
     assert [d.message for d in result.diagnostics] == [
         "JSON repaired: values nested deeper than 64 levels cut"]
     assert len(result.model_dump_json()) > 0
+
+
+_SQLI = {"title": "SQL injection", "severity": "critical", "location": "app/db.py:42"}
+
+
+@pytest.mark.parametrize(("shape", "said"), [
+    # ADV16 #1: findings under a key no alias names, grouped by severity or in nested
+    # lists were kept only in `fields` (or downgraded), and the reply read as CLEAN
+    ({"status": "FINDINGS", "vulnerabilities": [_SQLI]}, "key 'vulnerabilities' read as"),
+    ({"verdict": "APPROVED", "results": [_SQLI]}, "key 'results' read as 'findings'"),
+    ({"status": "FINDINGS", "findings": [[_SQLI]]}, "holds lists; read as one list"),
+    ({"status": "FINDINGS", "findings": {"critical": [
+        {"title": "SQL injection", "location": "app/db.py:42"}]}}, "grouped by severity"),
+])
+def test_findings_anywhere_a_reply_puts_them(shape: dict[str, object], said: str) -> None:
+    import json
+
+    result = sarp.parse(json.dumps(shape))
+    assert [(f.severity.value, f.title, f.location.raw if f.location else None)
+            for f in result.findings] == [("critical", "SQL injection", "app/db.py:42")]
+    assert any(said in d.message for d in result.diagnostics)
+
+
+def test_a_list_of_other_objects_is_no_findings() -> None:
+    result = sarp.parse('{"status": "CLEAN", "summary": "s", "findings": [], '
+                        '"checked": [{"name": "a.py", "ok": true}]}')
+    assert (result.status.value, result.findings) == ("CLEAN", [])
+    assert result.fields == {"checked": [{"name": "a.py", "ok": True}]}

@@ -21,7 +21,7 @@ from sarp.dialects.base import Builder, RawFinding
 from sarp.model import Result, Severity, Status
 from sarp.text import jsontext
 from sarp.text.lines import PLAIN, Document
-from sarp.vocab import STATUS, StatusVocab
+from sarp.vocab import STATUS, StatusVocab, normalise_word
 
 __all__ = ["JSON", "JsonDialect", "decode_object", "find_object"]
 
@@ -512,6 +512,7 @@ def read_object(b: Builder, obj: dict[str, Any], line: int,
     """Map one decoded object onto the builder (aliases reported, leftovers in fields).
 
     `lines` gives the line of each finding object where the scan found them."""
+    obj = _findings_under_other_keys(b, obj, line)
     for key, value in obj.items():
         target = RESULT_KEYS.get(key_name(key))
         if key in _IGNORED:
@@ -524,6 +525,59 @@ def read_object(b: Builder, obj: dict[str, Any], line: int,
         _assign(b, target, value, line, lines or [])
 
 
+# keys a finding object is known by: two of them make an object finding-shaped
+_FINDING_SIGNS: Final = frozenset({"severity", "location", "file", "line", "description",
+                                   "title", "suggestion", "impact"})
+
+
+def _finding_shaped(value: Any) -> bool:
+    """A list of objects that look like findings (`"vulnerabilities": [{"title": ...,
+    "severity": ...}]`), judged by its first few items."""
+    if not isinstance(value, list) or not value:
+        return False
+    head = value[:8]
+    return all(isinstance(item, dict) for item in head) and all(
+        len({FINDING_KEYS.get(key_name(key)) for key in item} & _FINDING_SIGNS) >= 2
+        for item in head)
+
+
+def _findings_under_other_keys(b: Builder, obj: dict[str, Any], line: int) -> dict[str, Any]:
+    """`obj` with findings that sit under keys no alias names (`vulnerabilities`,
+    `results`) moved to `findings`, each key said: never a CLEAN reply that hides them."""
+    if any(RESULT_KEYS.get(key_name(key)) == "findings" for key in obj):
+        return obj
+    found = [key for key, value in obj.items()
+             if RESULT_KEYS.get(key_name(key)) is None and _finding_shaped(value)]
+    if not found:
+        return obj
+    for key in found:
+        b.diag("SARP408", line, written=key, canonical="findings")
+    moved = {key: value for key, value in obj.items() if key not in found}
+    moved["findings"] = [item for key in found for item in obj[key]]
+    return moved
+
+
+def _flat_findings(b: Builder, value: Any, line: int) -> Any:
+    """Findings grouped by severity (`{"critical": [...], "minor": [...]}`) or in nested
+    lists (`[[{...}], [{...}]]`) as one list, each item keeping its group's severity."""
+    from sarp.dialects.prose import SEVERITY_WORDS
+
+    if isinstance(value, dict) and value and all(
+            normalise_word(str(key)) in SEVERITY_WORDS and isinstance(items, list)
+            for key, items in value.items()):
+        b.diag("SARP405", line, path="findings", problem="is grouped by severity; read as"
+               " one list", hint="Write findings as one list, each with its severity.")
+        return [{"severity": key, **item} if isinstance(item, dict) and not any(
+                    FINDING_KEYS.get(key_name(k)) == "severity" for k in item) else item
+                for key, items in value.items() for item in items]
+    if isinstance(value, list) and any(isinstance(item, list) for item in value):
+        b.diag("SARP405", line, path="findings", problem="holds lists; read as one list",
+               hint="Write findings as one list of objects.")
+        return [inner for item in value
+                for inner in (item if isinstance(item, list) else [item])]
+    return value
+
+
 def _assign(b: Builder, target: str, value: Any, line: int, lines: list[int]) -> None:
     if target == "status":
         if isinstance(value, str):
@@ -532,6 +586,7 @@ def _assign(b: Builder, target: str, value: Any, line: int, lines: list[int]) ->
             b.diag("SARP405", line, path="status", problem=f"{value!r} is not a string",
                    hint="Write the status as a string.")
     elif target == "findings":
+        value = _flat_findings(b, value, line)
         if not isinstance(value, list):
             b.diag("SARP405", line, path="findings", problem="is not a list",
                    hint="Write findings as a list of objects.")
