@@ -366,3 +366,12 @@ def test_the_readme_report_excerpt_is_real_output(capsys: pytest.CaptureFixture[
     printed = set(capsys.readouterr().out.splitlines())
     # every line shown whole (abridged ones carry "...") is a line the command prints
     assert [line for line in shown if line and "..." not in line and line not in printed] == []
+
+
+@pytest.mark.parametrize("joined", ["\r", "\r\n", "\n\ufeff"])
+def test_jsonl_lines_end_as_any_editor_ends_them(tmp_path: Path, joined: str) -> None:
+    # ADV16 #18: lines parted by a lone CR, or a BOM at a line's start, lost whole Results
+    line = load_text((EXAMPLE / "code-reviewer.md").read_text(), "a.md")[0].model_dump_json()
+    (tmp_path / "run.jsonl").write_text(line + joined + line + "\n", newline="")
+    results = load_file(tmp_path / "run.jsonl")
+    assert [(r.conformance.value, len(r.findings)) for r in results] == [("conformant", 9)] * 2

@@ -192,6 +192,7 @@ def load_text(text: str, source: str, skipped: list[str] | None = None) -> list[
     return [result]
 
 
+_LINE_END = re.compile(r"\r\n?|\n")
 _REPORT_KEYS = frozenset({"findings", "results", "stats", "decision", "verdict"})
 _HTML_MARK = '<meta name="generator" content="sarp">'
 
@@ -275,8 +276,11 @@ def _first_error(exc: ValidationError) -> str:
 
 def _jsonl(text: str, source: str) -> list[Result]:
     out: list[Result] = []
-    # JSON strings may hold U+2028 and other line separators raw: lines end at \n only
-    for number, line in enumerate(text.split("\n"), 1):
+    # JSON strings may hold U+2028 and other line separators raw: lines end at \n, \r\n
+    # or a lone \r only (no JSON string holds a raw \r); a line may start with the BOM
+    # of a file that was concatenated (`cat a.jsonl b.jsonl`)
+    for number, line in enumerate(_LINE_END.split(text), 1):
+        line = line.lstrip("\ufeff")
         if not line.strip():
             continue
         where = f"{source}:{number}"
