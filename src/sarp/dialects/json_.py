@@ -530,6 +530,17 @@ _FINDING_SIGNS: Final = frozenset({"severity", "location", "file", "line", "desc
                                    "title", "suggestion", "impact"})
 
 
+def _confidence(b: Builder, value: Any, path: str, line: int) -> float | None:
+    """A confidence as 0-100, or None with SARP405 when the value gives none."""
+    if value is None:
+        return None
+    number = b.confidence_from(str(value))
+    if number is None:
+        b.diag("SARP405", line, path=path, problem=f"{_text(value)[:40]} is no confidence"
+               " from 0 to 100 (or 0 to 1); ignored", hint="Give confidence as 0-100.")
+    return number
+
+
 def _finding_shaped(value: Any) -> bool:
     """A list of objects that look like findings (`"vulnerabilities": [{"title": ...,
     "severity": ...}]`), judged by its first few items."""
@@ -602,8 +613,7 @@ def _assign(b: Builder, target: str, value: Any, line: int, lines: list[int]) ->
             _finding(b, item, n, lines[n] if n < len(lines) else line)
         b.recovered = True
     elif target == "confidence":
-        number = b.confidence_from(str(value)) if value is not None else None
-        b.confidence = number
+        b.confidence = _confidence(b, value, "confidence", line)
     elif target in ("metrics", "metadata", "fields"):
         if isinstance(value, dict):
             getattr(b, target).update(value)
@@ -717,8 +727,8 @@ def _ranges(value: Any) -> list[str]:
     `[29, 30, 31, 65]` (consecutive lines are one range), `{"start": 4, "end": 9}`."""
     if isinstance(value, bool) or value is None:
         return []
-    if isinstance(value, int):
-        return [str(value)]
+    if isinstance(value, int):  # (a line past a billion is no line: it would be the path's)
+        return [str(value)] if 0 < value < 1_000_000_000 else []
     if isinstance(value, float):  # `"line": 42.0`
         return [str(int(value))] if value.is_integer() and 0 < value < 1e9 else []
     if isinstance(value, str):  # each part from its start: `42:17` is line 42, column 17
@@ -815,7 +825,7 @@ def _finding(b: Builder, item: Any, n: int, line: int) -> None:
             else:
                 kept.append(f"{key}: {text}")
         elif target == "confidence":
-            raw.confidence = b.confidence_from(str(value))
+            raw.confidence = _confidence(b, value, f"findings[{n}].{key}", line)
         elif target in _PROSE and getattr(raw, target):
             if _text(value) not in getattr(raw, target).split("\n\n"):  # the same text once
                 setattr(raw, target, f"{getattr(raw, target)}\n\n{_text(value)}")
@@ -833,6 +843,12 @@ def _finding(b: Builder, item: Any, n: int, line: int) -> None:
         raw.description = "\n\n".join(filter(None, [raw.description, *kept]))
     text = _place_text(place.get("file"), place.get("line"), place.get("lines"),
                        place.get("end_line"))
+    for key in ("line", "lines", "end_line"):
+        if place.get(key) not in (None, "", [], {}) and not _ranges(place[key]) \
+                and not isinstance(place[key], str):
+            b.diag("SARP405", line, path=f"findings[{n}].{key}",
+                   problem=f"{_text(place[key])[:40]} is no line number; ignored",
+                   hint="Give lines as numbers from 1.")
     if raw.location is None:
         raw.location = text or None
     elif text:
