@@ -1,6 +1,7 @@
 """MANIFEST.jsonl: validation profiles, aliases, safe concurrent append, tolerant read."""
 from __future__ import annotations
 
+import errno
 import json
 import multiprocessing
 import os
@@ -412,3 +413,233 @@ def test_repair_while_writers_append_loses_nothing(tmp_path: Path) -> None:
     read = manifest.read(path)
     assert read.diagnostics == [] and len(read.entries) == 600
     assert (tmp_path / "MANIFEST.jsonl.rejected").read_text() == "not json\n"
+
+
+# ADV16 #10: what an agent writes in an entry or a line never ends in a traceback. One
+# table per way it used to: a `file` the OS cannot look up, a line the JSON decoder
+# cannot follow, a value UTF-8 or JSON cannot write, output a stream cannot encode.
+
+def nested_text(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+def nested_list(depth: int) -> list[Any]:
+    value: list[Any] = []
+    for _ in range(depth - 1):
+        value = [value]
+    return value
+
+
+def manifest_cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+                 *argv: str, stdin: str = "") -> tuple[int, str, str]:
+    code, out, err = run_cli(capsys, monkeypatch, "manifest", *argv, stdin=stdin)
+    assert "Traceback" not in err and "internal error" not in err
+    return code, out, err
+
+
+LOOKUP_FAILED = f"cannot be looked up: {os.strerror(errno.ELOOP)}"
+NAME_TOO_LONG = f"cannot be looked up: {os.strerror(errno.ENAMETOOLONG)}"
+
+# (case, file, what escapes() says, the code validate gives)
+FILES_THE_OS_CANNOT_LOOK_UP: list[tuple[str, str, str, str]] = [
+    ("symlink loop", "loop", LOOKUP_FAILED, "SARP506"),
+    ("file under a symlink loop", "loop/2026-11-21_a.md", LOOKUP_FAILED, "SARP506"),
+    ("name too long", "a" * 300 + ".md", NAME_TOO_LONG, "SARP506"),
+    ("path too long", "/".join(["d" * 200] * 30) + "/a.md", NAME_TOO_LONG, "SARP506"),
+    # no file name holds a lone surrogate; validate says so once, as a bad value
+    ("lone high surrogate", "\ud800.md", "contains a lone surrogate (\\ud800)", "SARP503"),
+    ("lone low surrogate", "a/\udcff.md", "contains a lone surrogate (\\udcff)", "SARP503"),
+]
+
+
+@pytest.mark.parametrize(("case", "file", "problem", "code"), FILES_THE_OS_CANNOT_LOOK_UP,
+                         ids=[c[0] for c in FILES_THE_OS_CANNOT_LOOK_UP])
+def test_file_the_os_cannot_look_up_is_a_diagnostic(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        case: str, file: str, problem: str, code: str) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "loop").symlink_to("loop")
+    path = out / "MANIFEST.jsonl"
+    assert manifest.escapes(file, out) == problem
+    assert [d.code for d in manifest.validate(entry(file=file), output_dir=out)] == [code]
+    with pytest.raises(ManifestError) as caught:
+        manifest.append(path, entry(file=file), output_dir=out)
+    assert [d.code for d in caught.value.diagnostics] == [code]
+
+    text = json.dumps(entry(file=file))  # ASCII: a surrogate travels as its \u escape
+    status, printed, err = manifest_cli(capsys, monkeypatch, "append", str(path), stdin=text)
+    assert (status, printed) == (1, "") and f"<stdin>:1:1: {code} " in err
+    assert not path.exists() or path.read_bytes() == b""
+    path.write_text(text + "\n")
+    status, printed, _ = manifest_cli(capsys, monkeypatch, "validate", str(path))
+    assert status == 1 and printed.startswith(f"{path}:1:1: {code} ")
+
+
+# (case, line, what SARP501 says): lines nested past what the decoder or `==` can follow
+LINES_NESTED_TOO_DEEP: list[tuple[str, str]] = [
+    ("100,000 open brackets", "[" * 100_000),
+    ("an array nested 5,000 deep", nested_text(5_000)),
+    ("a value nested 5,000 deep", '{"id":"deep-2026-11-21","x":' + nested_text(5_000) + "}"),
+    ("a value nested 150 deep", '{"id":"deep-2026-11-21","x":' + nested_text(150) + "}"),
+]
+
+
+@pytest.mark.parametrize(("case", "line"), LINES_NESTED_TOO_DEEP,
+                         ids=[c[0] for c in LINES_NESTED_TOO_DEEP])
+def test_line_nested_too_deep_is_skipped_and_reported(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        case: str, line: str) -> None:
+    path = tmp_path / "MANIFEST.jsonl"
+    path.write_text(f"{json.dumps(entry())}\n{line}\n")
+    skipped = [("SARP501", 2, "manifest line skipped: nested more than 100 levels deep;"
+                " the entries before and after it are kept")]
+    read = manifest.read(path)
+    assert [(d.code, d.line, d.message) for d in read.diagnostics] == skipped
+    assert [e["id"] for _, e in read.entries] == ["auth-flow-2026-11-21"]
+    # the duplicate check decodes the line too (it holds the id), and sees no entry there
+    assert manifest.append(path, entry(id="deep-2026-11-21"))["id"] == "deep-2026-11-21"
+
+    status, printed, _ = manifest_cli(capsys, monkeypatch, "validate", str(path))
+    assert status == 1 and printed.startswith(f"{path}:2:1: SARP501 manifest line skipped:"
+                                              " nested more than 100 levels deep")
+    status, printed, _ = manifest_cli(capsys, monkeypatch, "query", str(path))
+    assert status == 0 and [json.loads(text)["id"] for text in printed.splitlines()] == [
+        "auth-flow-2026-11-21", "deep-2026-11-21"]
+    status, _, err = manifest_cli(capsys, monkeypatch, "repair", str(path))
+    assert status == 0 and err.endswith(f"1 line(s) moved to {path}.rejected\n")
+    assert (tmp_path / "MANIFEST.jsonl.rejected").read_text() == line + "\n"
+
+
+def test_duplicate_check_reads_lines_as_read_does(tmp_path: Path) -> None:
+    # `read` keeps a line whose bytes are not all UTF-8; the duplicate check must see it
+    path = tmp_path / "MANIFEST.jsonl"
+    path.write_bytes(json.dumps(entry()).replace("Auth flow", "Auth \\/ flow").encode()
+                     .replace(b"research\"", b"research\xff\"", 1) + b"\n")
+    assert [e["id"] for _, e in manifest.read(path).entries] == ["auth-flow-2026-11-21"]
+    with pytest.raises(ManifestError) as caught:
+        manifest.append(path, entry())
+    assert [d.code for d in caught.value.diagnostics] == ["SARP505"]
+
+
+# (case, entry changes, key, problem): values an entry cannot be written with, so that
+# every JSON reader takes the line back; append refuses them (SARP503), validate reports
+VALUES_NO_JSON_READER_TAKES: list[tuple[str, dict[str, Any], str, str]] = [
+    ("lone surrogate in id", {"id": "\ud800-2024-01-01"}, "id",
+     "contains a lone surrogate (\\ud800), which UTF-8 cannot encode"),
+    ("lone surrogate in title", {"title": "Auth \udcff flow"}, "title",
+     "contains a lone surrogate (\\udcff), which UTF-8 cannot encode"),
+    ("lone surrogate in a list", {"topics": ["auth", "\udfff"]}, "topics",
+     "contains a lone surrogate (\\udfff), which UTF-8 cannot encode"),
+    ("lone surrogate in a key", {"note\ud800": "x"}, "note\ud800",
+     "contains a lone surrogate (\\ud800), which UTF-8 cannot encode"),
+    ("NaN", {"score": float("nan")}, "score", "holds NaN, which is not JSON"),
+    ("Infinity in a list", {"scores": [1.0, float("-inf")]}, "scores",
+     "holds -Infinity, which is not JSON"),
+    ("nested 150 deep", {"extra": nested_list(150)}, "extra",
+     "is nested more than 100 levels deep"),
+]
+
+
+@pytest.mark.parametrize(("case", "changes", "key", "problem"), VALUES_NO_JSON_READER_TAKES,
+                         ids=[c[0] for c in VALUES_NO_JSON_READER_TAKES])
+def test_value_no_json_reader_takes_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        case: str, changes: dict[str, Any], key: str, problem: str) -> None:
+    path = tmp_path / "MANIFEST.jsonl"
+    refused = [("SARP503", f"manifest entry {key!r} {problem}")]
+    assert codes(manifest.validate(entry(**changes))) == refused
+    with pytest.raises(ManifestError) as caught:
+        manifest.append(path, entry(**changes))
+    assert codes(caught.value.diagnostics) == refused
+    assert not path.exists() or path.read_bytes() == b""
+
+    # the CLI gets the same entry as JSON text: surrogates as \u escapes, NaN as NaN
+    status, printed, err = manifest_cli(capsys, monkeypatch, "append", str(path),
+                                        stdin=json.dumps(entry(**changes)))
+    assert (status, printed) == (1, "")
+    assert f"<stdin>:1:1: SARP503 manifest entry {key!r} {problem}\n" in err
+    assert not path.exists() or path.read_bytes() == b""
+
+
+def test_entry_nested_past_the_decoder_is_a_usage_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    text = json.dumps(entry())[:-1] + ',"extra":' + nested_text(5_000) + "}"
+    assert manifest_cli(capsys, monkeypatch, "append", str(tmp_path / "M.jsonl"),
+                        stdin=text) == (
+        2, "", "sarp: error: <stdin> is not JSON sarp can decode: nested too deep\n")
+
+
+def test_spellings_nested_too_deep_to_compare_are_refused_not_compared() -> None:
+    deep = entry(file=None, output=nested_list(5_000))
+    deep["outputFile"] = nested_list(5_000)
+    assert [(d.code, d.message) for d in manifest.validate(deep)
+            if d.code == "SARP503"] == [
+        ("SARP503", "manifest entry 'file' is nested more than 100 levels deep"),
+        ("SARP503", "manifest entry 'file' is not a non-empty string")]
+
+
+def test_output_escapes_what_a_stream_cannot_encode(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # an agent wrote a lone surrogate as a JSON escape: read keeps the entry; query
+    # prints it with the same escape instead of failing to encode it
+    path = tmp_path / "MANIFEST.jsonl"
+    line = json.dumps(entry(id="\ud800-2024-01-01"), separators=(",", ":"),
+                      ensure_ascii=False).replace("\ud800", "\\ud800")
+    path.write_text(line + "\n")
+    status, printed, _ = manifest_cli(capsys, monkeypatch, "query", str(path))
+    assert (status, printed) == (0, line + "\n")
+    assert json.loads(printed)["id"] == "\ud800-2024-01-01"
+    status, printed, _ = manifest_cli(capsys, monkeypatch, "validate", str(path))
+    assert (status, printed) == (1, f"{path}:1:1: SARP503 manifest entry 'id' contains a"
+                                 " lone surrogate (\\ud800), which UTF-8 cannot encode\n")
+
+
+@pytest.mark.parametrize("path", [".", "/"])
+def test_repair_of_a_directory_is_a_usage_error(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        path: str) -> None:
+    assert manifest_cli(capsys, monkeypatch, "repair", path) == (
+        2, "", f"sarp: error: cannot repair {path}: Is a directory\n")
+
+
+def test_long_values_are_shown_cut_short() -> None:
+    found = manifest.validate(entry(status="x" * 10_000, agent_type=[nested_list(50)]))
+    assert [len(d.message) < 300 for d in found] == [True, True]
+
+
+ANY_CHARACTER = st.characters(blacklist_categories=())  # lone surrogates included
+WILD_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(ANY_CHARACTER,
+                                                                      max_size=8),
+    lambda inner: st.lists(inner, max_size=3) |
+    st.dictionaries(st.text(ANY_CHARACTER, max_size=6), inner, max_size=3), max_leaves=10)
+
+
+@settings(max_examples=200, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(extra=st.dictionaries(st.text(ANY_CHARACTER, max_size=6), WILD_JSON, max_size=4))
+def test_append_writes_only_what_read_gives_back(tmp_path: Path,
+                                                 extra: dict[str, Any]) -> None:
+    path = tmp_path / "MANIFEST.jsonl"
+    path.unlink(missing_ok=True)
+    data = {**entry(), **{f"x-{key}": value for key, value in extra.items()}}
+    try:
+        written = manifest.append(path, data)
+    except ManifestError as refused:
+        assert {d.code for d in refused.diagnostics} == {"SARP503"}
+        assert not path.exists() or path.read_bytes() == b""
+        return
+    assert manifest.read(path).entries == [(1, written)]
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(file=st.sampled_from(["", "loop/", "a" * 250]) |
+       st.text(st.sampled_from("a./\0\\") | ANY_CHARACTER, max_size=400),
+       rest=st.text(st.sampled_from("a./") | ANY_CHARACTER, max_size=300))
+def test_escapes_never_raises(tmp_path: Path, file: str, rest: str) -> None:
+    if not (tmp_path / "loop").is_symlink():
+        (tmp_path / "loop").symlink_to("loop")
+    problem = manifest.escapes(file + rest, tmp_path)
+    assert problem is None or isinstance(problem, str)

@@ -2,14 +2,16 @@
 #
 # Exit codes: 0 ok; 1 an entry was refused, the manifest has error lines, or a return
 # message is not word for word an accepted form (any diagnostic); 2 usage (unreadable
-# file, an entry that is not a JSON object).
+# file, an entry that is not a JSON object, or is nested too deep to decode).
+# Whatever an agent wrote in an entry or a line ends in one of these, never a traceback:
+# `sarp.manifest` turns it into diagnostics, and output goes through `json_line`, which
+# any stream can encode.
 # An entry's `file` is checked against --output-dir, by default the manifest's folder.
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -44,10 +46,6 @@ def _read(path: str) -> manifest.ManifestRead:
         raise UsageFailure(f"cannot read {path}: {exc.strerror or exc}") from exc
 
 
-def _dump(data: Any) -> str:
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-
-
 @click.group("manifest")
 def group() -> None:
     """Append to, check, query and repair a MANIFEST.jsonl."""
@@ -64,6 +62,8 @@ def append_command(path: str, entry: str, profile: manifest.Profile,
     name, text = next(read_inputs((entry,)))
     try:
         data = json.loads(text)
+    except RecursionError as exc:  # no ValueError: the decoder ran out of stack
+        raise UsageFailure(f"{name} is not JSON sarp can decode: nested too deep") from exc
     except ValueError as exc:
         raise UsageFailure(f"{name} is not JSON: {exc}") from exc
     if not isinstance(data, dict):
@@ -76,9 +76,9 @@ def append_command(path: str, entry: str, profile: manifest.Profile,
     except manifest.ManifestError as exc:
         _show(name, exc.diagnostics, err=True)
         return 1
-    except OSError as exc:
+    except OSError as exc:  # only the manifest's own file: `file` problems are SARP506
         raise UsageFailure(f"cannot write {path}: {exc.strerror or exc}") from exc
-    click.echo(_dump(written))
+    click.echo(manifest.json_line(written))
     return 0
 
 
@@ -114,7 +114,7 @@ def query_command(path: str, id_: str | None, task: str | None, status: str | No
     _show(path, read.diagnostics, err=True)  # stdout stays JSON lines
     for data in manifest.query(read.entries, id=id_, task=task, status=status,
                                needs_followup=needs_followup):
-        click.echo(_dump(data))
+        click.echo(manifest.json_line(data))
     return 0
 
 
