@@ -284,3 +284,25 @@ def test_a_list_of_other_objects_is_no_findings() -> None:
                         '"checked": [{"name": "a.py", "ok": true}]}')
     assert (result.status.value, result.findings) == ("CLEAN", [])
     assert result.fields == {"checked": [{"name": "a.py", "ok": True}]}
+
+
+@pytest.mark.parametrize(("extra", "where", "said"), [
+    # ADV16 #17: values sarp cannot use were dropped without a word, and a line number
+    # too big for a line was pasted into the path
+    ({"confidence": "abc"}, None, "confidence: abc is no confidence"),
+    ({"confidence": 500}, None, "confidence: 500 is no confidence"),
+    ({"findings": [{"id": "F1", "severity": "major", "description": "d", "file": "app/db.py",
+                    "line": 12345678901}]}, ("app/db.py", None),
+     "findings[0].line: 12345678901 is no line number"),
+])
+def test_values_that_say_nothing_usable_are_said(extra: dict[str, object],
+                                                 where: tuple[str, None] | None,
+                                                 said: str) -> None:
+    import json
+
+    result = sarp.parse(json.dumps({"status": "CLEAN", "summary": "s", "findings": [],
+                                    **extra}))
+    assert any(said in d.message for d in result.diagnostics)
+    if where is not None:
+        loc = result.findings[0].location
+        assert loc is not None and (loc.path, loc.line) == where
