@@ -48,6 +48,7 @@ CODE_FACTOR: Final = 2.0  # identifiers, code spans, quoted strings
 RARE: Final = 24  # longest posting list (in one file) that still generates candidates
 INDEXABLE: Final = 1000  # tokens more frequent in the whole batch are never indexed
 RARE_LOOSE: Final = 64  # longest batch-wide posting list for findings that name no file
+LOOSE_CANDIDATES: Final = 64  # findings a finding that names no file is compared with
 NEAR_CANDIDATES: Final = 24  # line neighbours tried per finding
 OVERLAP_BONUS: Final = 0.1  # line ranges overlap
 NEAR_BONUS: Final = 0.08  # within the window
@@ -467,10 +468,16 @@ def _candidates(items: list[Entry], profiles: list[Profile], df: Counter[str],
         for place in loose:
             i = place >> 1
             ri = items[i].result_order
-            for token in profiles[i].tokens:
-                for j in postings.get(token, ()):
-                    if j != i and ri != items[j].result_order:
-                        pairs.add((2 * i, 2 * j) if i < j else (2 * j, 2 * i))
+            met: set[int] = set()
+            # its rarest tokens first, and a bounded number of findings met: with many
+            # loose findings, every posting list near RARE_LOOSE made the work quadratic
+            for token in sorted((t for t in profiles[i].tokens if t in postings),
+                                key=lambda t: (df[t], t)):
+                met.update(j for j in postings[token]
+                           if j != i and ri != items[j].result_order)
+                if len(met) >= LOOSE_CANDIDATES:
+                    break
+            pairs.update((2 * i, 2 * j) if i < j else (2 * j, 2 * i) for j in met)
         yield pairs
 
 
