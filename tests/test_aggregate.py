@@ -796,3 +796,30 @@ def test_overall_coverage_leaves_unknown_coverage_out(
                for n, (status, stated) in enumerate(statuses)]
     coverage = aggregate(results).coverage
     assert (coverage.percent, coverage.unknown, coverage.said()) == (percent, unknown, said)
+
+
+def test_findings_that_name_no_file_meet_a_bounded_number_of_others(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # ADV16 #15: each file-less finding met every other through posting lists of up to 64,
+    # so 4x the findings cost 25x the time; now each meets at most LOOSE_CANDIDATES
+    import random
+
+    from sarp.aggregation import similar
+
+    scored = 0
+    real = similar.score
+
+    def counting(*args: Any) -> float:
+        nonlocal scored
+        scored += 1
+        return real(*args)
+
+    monkeypatch.setattr(similar, "score", counting)
+    words = [f"w{i}" for i in range(400)]
+    rng = random.Random(3)
+    results = [result(f"r{a}", *(finding(path=None, title=" ".join(rng.sample(words, 4)),
+                                         description=" ".join(rng.sample(words, 10)))
+                                 for _ in range(100)), agent=f"agent{a}")
+               for a in range(8)]
+    aggregate(results)
+    assert 0 < scored <= similar.LOOSE_CANDIDATES * 800
