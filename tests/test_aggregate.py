@@ -822,4 +822,4 @@ def test_findings_that_name_no_file_meet_a_bounded_number_of_others(
                                  for _ in range(100)), agent=f"agent{a}")
                for a in range(8)]
     aggregate(results)
-    assert 0 < scored <= similar.LOOSE_CANDIDATES * 800
+    assert 0 < scored <= 64 * 800
