@@ -116,28 +116,22 @@ def find_object(text: str) -> tuple[int, int] | None:
 
 
 _MAX_DEPTH: Final = 64  # nesting kept; a value deeper is cut (no finding is that deep)
+_STRING_OR_BRACKET: Final = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]', re.DOTALL)
 _ESCAPED: Final = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 def _depth(text: str) -> int:
-    """How deep `text`'s brackets nest outside strings, by one scan (for the depth check
-    before decoding: the stdlib decoder recurses, and pydantic refuses deep values)."""
+    """How deep `text`'s brackets nest outside strings, by one scan over its strings and
+    brackets only (for the depth check before decoding: the stdlib decoder recurses,
+    and pydantic refuses deep values). Few brackets in all cannot nest deep."""
+    if text.count("[") + text.count("{") <= _MAX_DEPTH:
+        return 0
     depth = deepest = 0
-    escaped = in_string = False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "{[":
+    for token in _STRING_OR_BRACKET.findall(text):
+        if token in ("{", "["):
             depth += 1
             deepest = max(deepest, depth)
-        elif ch in "}]":
+        elif token in ("}", "]"):
             depth -= 1
     return deepest
 

@@ -85,13 +85,17 @@ _BASE_DEPTH: Final = 10  # uriBaseId chains longer than this are a loop
 _HEAD: Final = 4096
 
 
+_OPENING: Final = re.compile("[\ufeff \t\r\n]*{")
+
+
 def is_sarif(text: str) -> bool:
     """Whether `text` looks like a SARIF log: a JSON object with `runs` and a 2.x
     `version` or a SARIF `$schema`. Small texts are decoded; big or broken ones judged
     by their first few kilobytes."""
-    head = text.lstrip("\ufeff \t\r\n")
-    if not head.startswith("{"):
+    opening = _OPENING.match(text)
+    if opening is None or '"runs"' not in text:  # (most replies: no copy, no decoding)
         return False
+    head = text[opening.end() - 1:]
     if len(head) <= 1_000_000:
         value = _loads(head)
         if isinstance(value, dict):
