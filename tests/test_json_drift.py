@@ -265,7 +265,9 @@ _SQLI = {"title": "SQL injection", "severity": "critical", "location": "app/db.p
     # ADV16 #1: findings under a key no alias names, grouped by severity or in nested
     # lists were kept only in `fields` (or downgraded), and the reply read as CLEAN
     ({"status": "FINDINGS", "vulnerabilities": [_SQLI]}, "key 'vulnerabilities' read as"),
-    ({"verdict": "APPROVED", "results": [_SQLI]}, "key 'results' read as 'findings'"),
+    ({"verdict": "APPROVED", "bugs": [_SQLI]}, "key 'bugs' read as 'findings'"),
+    ({"summary": "s", "critical": [{"location": "app/db.py:42", "title": "SQL injection"}]},
+     "key 'critical' read as 'findings'"),
     ({"status": "FINDINGS", "findings": [[_SQLI]]}, "holds lists; read as one list"),
     ({"status": "FINDINGS", "findings": {"critical": [
         {"title": "SQL injection", "location": "app/db.py:42"}]}}, "grouped by severity"),
@@ -277,6 +279,26 @@ def test_findings_anywhere_a_reply_puts_them(shape: dict[str, object], said: str
     assert [(f.severity.value, f.title, f.location.raw if f.location else None)
             for f in result.findings] == [("critical", "SQL injection", "app/db.py:42")]
     assert any(said in d.message for d in result.diagnostics)
+
+
+def test_finding_shaped_objects_under_other_keys_are_kept_and_said() -> None:
+    # REVIEW16 #1: passed checks are shaped like findings; only a key that names problems
+    # makes them findings, and any other such list keeps the reply from being conformant
+    result = sarp.parse('{"status": "CLEAN", "summary": "All checks pass.", "checks": '
+                        '[{"title": "SQL injection", "severity": "high", "result": "pass"}]}')
+    assert (result.status.value, result.findings) == ("CLEAN", [])
+    assert result.conformance.value == "repaired"
+    assert [d.message for d in result.diagnostics] == [
+        "JSON field checks: holds objects shaped like findings; kept in fields, not read as"
+        " findings"]
+
+
+@pytest.mark.parametrize("error", ['"errors": 0', '"failure": false', '"error": "none"'])
+def test_an_error_key_that_says_no_error_is_no_error(error: str) -> None:
+    # REVIEW16 #2
+    result = sarp.parse('{"summary": "Reviewed.", ' + error + ', "findings": [{"id": "F1", '
+                        '"severity": "major", "location": "a.py:3", "description": "d"}]}')
+    assert result.status.value == "FINDINGS"
 
 
 def test_a_list_of_other_objects_is_no_findings() -> None:

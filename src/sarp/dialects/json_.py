@@ -418,7 +418,8 @@ class JsonDialect:
         b.envelope = True
         b.closing_seen = not truncated
         start_line = base_line + text.count("\n", 0, span[0])
-        read_object(b, value, start_line, item_lines(text[span[0] : span[1]], start_line))
+        value = read_object(b, value, start_line,
+                            item_lines(text[span[0] : span[1]], start_line))
         if b.status_word is None:
             _without_status(b, value, start_line)
         if "summary" not in {RESULT_KEYS.get(key_name(key)) for key in value}:
@@ -444,15 +445,24 @@ _SAYS_NONE: Final = re.compile(
 _ERROR_KEYS: Final = ("error", "errors", "error_message", "exception", "failure", "fault")
 
 
+def _says_an_error(value: Any) -> bool:
+    if isinstance(value, str):
+        return bool(value.strip()) and not _SAYS_NONE.fullmatch(value.strip())
+    if isinstance(value, dict):
+        return any(_says_an_error(value.get(key)) for key in ("message", "text", "detail"))
+    return False
+
+
 def _without_status(b: Builder, obj: dict[str, Any], line: int) -> None:
     """A JSON object with no status: an error payload (`{"error": "rate limit exceeded"}`)
     is an ERROR; an object with no findings either (`{}`, `{"note": ...}`) says nothing
     of a review, so the missing-summary policy decides; with findings, their count does.
     Each is reported, so such an object is never a conformant CLEAN review."""
     named = {key_name(key): value for key, value in obj.items()}
-    error = next((named[key] for key in _ERROR_KEYS if named.get(key) not in (None, "", [], {})),
-                 None)
-    if error is not None:
+    # an error key says the agent failed only with a message (not `"errors": 0`,
+    # `"error": "none"`), and never beside findings it read
+    error = next((named[key] for key in _ERROR_KEYS if _says_an_error(named.get(key))), None)
+    if error is not None and not b.findings:
         b.status_override = Status.ERROR
         b.summary = b.summary or _text(error)
         b.diag("SARP405", line, path="status", problem="missing; the object reports an error, "
@@ -502,7 +512,7 @@ def item_lines(text: str, first_line: int) -> list[int]:
 
 
 def read_object(b: Builder, obj: dict[str, Any], line: int,
-                lines: list[int] | None = None) -> None:
+                lines: list[int] | None = None) -> dict[str, Any]:
     """Map one decoded object onto the builder (aliases reported, leftovers in fields).
 
     `lines` gives the line of each finding object where the scan found them."""
@@ -517,8 +527,15 @@ def read_object(b: Builder, obj: dict[str, Any], line: int,
         if target != key:
             b.diag("SARP408", line, written=key, canonical=target)
         _assign(b, target, value, line, lines or [])
+    return obj
 
 
+# keys that name problems: a list of finding-shaped objects under one is findings
+_PROBLEM_KEYS: Final = frozenset({
+    "vulnerabilities", "vulns", "bugs", "defects", "errors", "warnings", "risks", "concerns",
+    "violations", "alerts", "weaknesses", "flaws", "smells", "code_smells", "issues_found",
+    "problems_found", "security_issues", "bugs_found", "defects_found", "findings_list",
+    "review_findings", "gaps", "regressions", "failures", "failed_checks", "failed_tests"})
 # keys a finding object is known by: two of them make an object finding-shaped
 _FINDING_SIGNS: Final = frozenset({"severity", "location", "file", "line", "description",
                                    "title", "suggestion", "impact"})
@@ -551,14 +568,27 @@ def _findings_under_other_keys(b: Builder, obj: dict[str, Any], line: int) -> di
     `results`) moved to `findings`, each key said: never a CLEAN reply that hides them."""
     if any(RESULT_KEYS.get(key_name(key)) == "findings" for key in obj):
         return obj
-    found = [key for key, value in obj.items()
-             if RESULT_KEYS.get(key_name(key)) is None and _finding_shaped(value)]
+    from sarp.dialects.prose import SEVERITY_WORDS
+
+    found: list[str] = []
+    for key, value in obj.items():
+        name = key_name(key)
+        if RESULT_KEYS.get(name) is not None or not _finding_shaped(value):
+            continue
+        if name in _PROBLEM_KEYS or normalise_word(str(key)) in SEVERITY_WORDS:
+            found.append(key)
+        else:  # `"checks": [...]`: objects shaped like findings, but maybe good news
+            b.diag("SARP405", line, path=str(key), problem="holds objects shaped like findings"
+                   "; kept in fields, not read as findings",
+                   hint="Put what is wrong under findings, each with its severity.")
     if not found:
         return obj
     for key in found:
         b.diag("SARP408", line, written=key, canonical="findings")
     moved = {key: value for key, value in obj.items() if key not in found}
-    moved["findings"] = [item for key in found for item in obj[key]]
+    moved["findings"] = _flat_findings(b, {key: obj[key] for key in found}, line) \
+        if all(normalise_word(str(key)) in SEVERITY_WORDS for key in found) \
+        else [item for key in found for item in obj[key]]
     return moved
 
 
@@ -572,7 +602,8 @@ def _flat_findings(b: Builder, value: Any, line: int) -> Any:
             for key, items in value.items()):
         b.diag("SARP405", line, path="findings", problem="is grouped by severity; read as"
                " one list", hint="Write findings as one list, each with its severity.")
-        return [{"severity": key, **item} if isinstance(item, dict) and not any(
+        return [{"severity": key, "description": item} if isinstance(item, str) else
+                {"severity": key, **item} if isinstance(item, dict) and not any(
                     FINDING_KEYS.get(key_name(k)) == "severity" for k in item) else item
                 for key, items in value.items() for item in items]
     if isinstance(value, list) and any(isinstance(item, list) for item in value):
@@ -696,6 +727,10 @@ def _line_ranges(line: Any, lines: Any, end: Any) -> tuple[list[str], str]:
     return ranges, note
 
 
+# another file named beside a location's path: `api.py`, `src/api.ts` (not `Repo.search`)
+_FILE_WORD: Final = re.compile(r"[\w./-]{0,200}\.[A-Za-z][A-Za-z0-9]{0,4}")
+
+
 def _lines_at_path(location: str, path: str, ranges: list[str]) -> str | None:
     """`db.py (search)` with lines 42-57 and 88-90 -> `db.py:42-57 (search), 88-90`: the
     lines a finding's own keys give, put after the path its location names, and what the
@@ -706,6 +741,8 @@ def _lines_at_path(location: str, path: str, ranges: list[str]) -> str | None:
     if at < 0 or text[:at].strip():
         return None
     rest = text[at + len(path):]
+    if any(_FILE_WORD.fullmatch(word.strip("`,;()")) for word in rest.split()[:16]):
+        return None  # `db.py, api.py`: which file the line is in is not said; kept in words
     anchor = rest.startswith("#")
     rest = rest.lstrip(" ,;:—–-#").strip()
     if rest.startswith("(") and rest.endswith(")"):
