@@ -375,3 +375,26 @@ def test_jsonl_lines_end_as_any_editor_ends_them(tmp_path: Path, joined: str) ->
     (tmp_path / "run.jsonl").write_text(line + joined + line + "\n", newline="")
     results = load_file(tmp_path / "run.jsonl")
     assert [(r.conformance.value, len(r.findings)) for r in results] == [("conformant", 9)] * 2
+
+
+def test_stored_results_without_ids_are_each_their_own_reporter(tmp_path: Path) -> None:
+    # REVIEW16 #7: Results piped through `sarp parse -` (id `<stdin>`) or written by the
+    # library (id null) all became one reporter named `<stdin>` or after the file
+    reply = (EXAMPLE / "code-reviewer.md").read_text()
+    lines = []
+    for stored_id in ("<stdin>", None):
+        result = load_text(reply, "x")[0]
+        result.agent, result.id = None, stored_id
+        lines.append(result.model_dump_json())
+    (tmp_path / "run.jsonl").write_text("\n".join(lines) + "\n")
+    assert [r.agent for r in load_results([str(tmp_path / "run.jsonl")])] == ["run:1", "run:2"]
+
+
+def test_an_agent_reply_titled_like_a_report_is_still_read(tmp_path: Path) -> None:
+    # REVIEW16 #14: only the line sarp writes under its title marks a sarp report
+    (tmp_path / "dave.md").write_text(
+        "# Aggregated review: auth module\n\nI merged the three reviewers.\n\n## Findings\n"
+        "- [CRITICAL] `auth.py:88` token expiry never checked; session hijack possible.\n")
+    skipped: list[str] = []
+    (result,) = load_results([str(tmp_path)], skipped)
+    assert (skipped, len(result.findings)) == ([], 1)

@@ -878,12 +878,12 @@ def test_review15_heads(reply: str, read: list[tuple[str, str | None]]) -> None:
      ("high", "critical", "Walk leaks handles")),
     ("**1. Walk leaks handles (probably high)** — glob.py:140 never closes.",
      ("high", "critical", "Walk leaks handles")),
-    ("**1. Walk leaks handles (medium/high under load)** — glob.py:140 never closes.",
-     ("high", "critical", "Walk leaks handles (medium/high under load)")),
+    ("**1. Walk leaks handles (medium/high when under load)** — glob.py:140 never closes.",
+     ("high", "critical", "Walk leaks handles (medium/high when under load)")),
     ("## 1. Walk leaks handles (High?)\nglob.py:140 never closes.",
      ("High", "critical", "Walk leaks handles")),
-    ("### F1 (medium/high under load): Walk leaks handles\nglob.py:140 never closes.",
-     ("high", "critical", "Walk leaks handles (under load)")),
+    ("### F1 (medium/high when under load): Walk leaks handles\nglob.py:140 never closes.",
+     ("high", "critical", "Walk leaks handles (when under load)")),
     ("### 1. Walk leaks handles (Likely Medium)\nglob.py:140 never closes.",
      ("Medium", "major", "Walk leaks handles")),
 ])
@@ -909,10 +909,26 @@ def test_a_table_of_counts_is_no_list_of_findings(header: str) -> None:
     # USER16 #6: a P-scale rank leading a list item, bracketed or bare, bold or not
     "1. **[P0]** refund.py:88 — refund amount never checked\n2. **[P2]** refund.py:120 — stale",
     "- **P0** `refund.py:88` refund amount never checked\n- **P2** `refund.py:120` stale",
-    "- (P0): refund.py:88 refund amount never checked\n- P2 refund.py:120 stale",
+    "- (P0): refund.py:88 refund amount never checked\n- P2: refund.py:120 stale",
 ])
 def test_p_scale_ranks_leading_list_items(items: str) -> None:
     found = sarp.parse(f"## Review of payments\n{items}\n").findings
     assert [(f.native_severity, f.severity.value, f.location.raw if f.location else None)
             for f in found] == [("P0", "critical", "refund.py:88"),
                                 ("P2", "minor", "refund.py:120")]
+
+
+@pytest.mark.parametrize(("reply", "read"), [
+    # REVIEW16 #4: a bare P-rank needs a separator (`P1:`), so a priority used as a noun
+    # (`P0 regression is fixed`) is no finding; `P4` is on no scale
+    ("### Verified\n- P0 regression from INC-2231 is fixed, see `test_refund.py:3`.\n", []),
+    ("### Findings\n- P1: `pay.py:40` retries without an idempotency key.\n",
+     [("P1", "pay.py:40")]),
+    # #11: `(high under load)` after a heading's title is a measurement, not a rank
+    ("### 1. Memory use (high under load)\nThe LRU in `cache.py:40` never evicts.\n\n"
+     "### 2. Hit rate (low in staging)\nOnly 12% of lookups hit; see `cache.py:88`.\n",
+     [(None, "cache.py:40"), (None, "cache.py:88")]),
+])
+def test_review16_ranks(reply: str, read: list[tuple[str | None, str]]) -> None:
+    found = sarp.parse("## Review of payments\n\n" + reply).findings
+    assert [(f.native_severity, f.location.raw if f.location else None) for f in found] == read

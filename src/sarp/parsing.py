@@ -77,9 +77,14 @@ def _one_result(runs: list[Result]) -> Result:
     return first.model_copy(update={
         "findings": findings, "status": status, "agent": ", ".join(dict.fromkeys(
             run.agent for run in runs if run.agent)) or None,
+        "conformance": max((run.conformance for run in runs), key=_GRADE_ORDER.index),
+        "delivery": next((run.delivery for run in runs
+                          if run.delivery is not Delivery.COMPLETE), Delivery.COMPLETE),
         "diagnostics": [d for run in runs for d in run.diagnostics]})
 
 
+_GRADE_ORDER: Final = (Conformance.CONFORMANT, Conformance.REPAIRED, Conformance.SALVAGED,
+                       Conformance.UNPARSEABLE)
 # worst first: what a log of several runs says when its runs disagree
 _STATUS_ORDER: Final = (Status.ERROR, Status.BLOCKED, Status.PARTIAL, Status.FINDINGS,
                         Status.CLEAN)

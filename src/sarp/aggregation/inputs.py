@@ -194,6 +194,8 @@ def load_text(text: str, source: str, skipped: list[str] | None = None) -> list[
 
 _LINE_END = re.compile(r"\r\n?|\n")
 _REPORT_KEYS = frozenset({"findings", "results", "stats", "decision", "verdict"})
+# the line under the Markdown report's title, which an agent's own title does not bring
+_MARKDOWN_MARK = re.compile(r"\n\*\*Decision\*\*: \w+ · \*\*Results\*\*: \d+ · ")
 _HTML_MARK = '<meta name="generator" content="sarp">'
 
 
@@ -202,7 +204,7 @@ def sarp_report(text: str) -> str | None:
     Each is known by what only sarp writes: the Markdown title line, the HTML generator
     tag, the JSON report's keys, a SARIF log whose every run's tool is sarp."""
     head = text.lstrip()[:2048]
-    if head.startswith("# Aggregated review: "):
+    if head.startswith("# Aggregated review: ") and _MARKDOWN_MARK.search(head):
         return "markdown"
     if head.startswith(("<!DOCTYPE html>", "<html")):
         return "html" if _HTML_MARK in head else None
@@ -262,7 +264,7 @@ def _stored_results(text: str, source: str) -> list[Result] | None:
             out.append(_unreadable(where, make("SARP006", None, line=number, source=source,
                                                error=_first_error(exc))))
             continue
-        _keep_agent(result)
+        _keep_agent(result, where)
         result.id = where
         out.append(result)
     return out
@@ -297,16 +299,23 @@ def _jsonl(text: str, source: str) -> list[Result]:
             out.append(_unreadable(where, make("SARP006", number, line=number, source=source,
                                                error=str(exc)[:200]), raw=line))
             continue
-        _keep_agent(result)
+        _keep_agent(result, where)
         result.id = where
         out.append(result)
     return out
 
 
-def _keep_agent(result: Result) -> None:
-    """A stored Result's agent, when it names none, is the one its stored id names."""
-    if result.agent is None and result.id:
-        result.agent = name_of(result.id)
+def _keep_agent(result: Result, where: str) -> None:
+    """A stored Result's agent, when it names none, is the one its stored id names; with
+    no id to go by (`null`, `<stdin>`), each stored Result is its own reporter, named by
+    where it is stored (`run.jsonl:2`), as separate reply files would be."""
+    if result.agent is None:
+        stored = result.id if result.id and not result.id.startswith("<") else None
+        if stored:
+            result.agent = name_of(stored)
+        else:  # `run.jsonl:2` -> run:2, `run.json#2` -> run#2
+            tail = where.replace("\\", "/").rsplit("/", 1)[-1]
+            result.agent = name_of(where) + tail[len(tail.split(":")[0].split("#")[0]):]
 
 
 def _unreadable(source: str, diagnostic: object, raw: str = "") -> Result:

@@ -61,8 +61,9 @@ _RANK_LABEL: Final = r"(?:[Ss]everity|[Pp]riority):? "  # `(Severity: High)`
 # a rank said with a doubt is still the rank: `(probably High)`, `(high?)`
 _HEDGE: Final = r"(?:(?:[Pp]robably|[Ll]ikely|[Pp]ossibly|[Mm]aybe|[Aa]rguably) )?"
 _ASKED: Final = r"\??"
-# words that open a note on when the rank holds: `(High if …)`, `(medium/high under load)`
-_CONDITION: Final = r"(?:if|when|unless|but|because|since|though|as|for|only|under|in|on|with)"
+# words that open a note on when the rank holds: `(High if …)`, `(medium/high when hot)`
+# (not `under`, `in`, `on`, `with`: `### Memory use (high under load)` is a measurement)
+_CONDITION: Final = r"(?:if|when|unless|but|because|since|though|as|for|only)"
 # what the parentheses of `F4 (Low–Medium, performance): title` hold
 _RANK_NOTE: Final = re.compile(
     rf"(?:{_RANK_LABEL})?{_HEDGE}(?P<sev>[A-Za-z]{{2,14}}(?: [A-Za-z]{{2,10}})?){_ASKED}"
@@ -99,10 +100,11 @@ _RANKS: Final = frozenset({
     "low severity"})
 # `[HIGH] text`, `(minor): text`, `WARNING: text`, `[P0] text`, `P1 text`: a severity
 # leading a list item
-_BULLET: Final = re.compile(r"[\[(](?P<sev>[A-Za-z]{2,14}|[Pp][0-4])[\])]\s?[:—–-]?\s?"
+_BULLET: Final = re.compile(r"[\[(](?P<sev>[A-Za-z]{2,14}|[Pp][0-3])[\])]\s?[:—–-]?\s?"
                             r"|(?P<sev2>[A-Z]{4,14}|(?i:critical|high|medium|low|major|minor|"
                             r"warning|suggestion|info|nit))\s?[:—–]\s?"
-                            r"|(?P<sev3>P[0-4])\s(?:[:—–]\s?)?")
+                            r"|(?P<sev3>P[0-3])\s?[:—–]\s?")
+_BOLD_P_RANK: Final = re.compile(r"\*\*(P[0-3])\*\*\s")
 _LOOSE_SEVERITY: Final = re.compile(
     r"(?<![\w-])(critical|blocker|high|major|important|medium|warning|minor|low|nit|"
     r"suggestion|cosmetic|bug|worth fixing|🔴|🟠|🟡|🟢)(?![\w-])", re.IGNORECASE)
@@ -583,9 +585,13 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
             _add_item(b, at, id_first[0], f"{id_first[3]}: {id_first[1]}")
             count += 1
             continue
-        if bullet is not None:
-            sev = bullet["sev"] or bullet["sev2"] or bullet["sev3"]
-            rest = plain[bullet.end() :]
+        bold_p = _BOLD_P_RANK.match(text.lstrip()) if bullet is None else None
+        if bullet is not None or bold_p is not None:
+            # (`**P0** text`: a P-rank alone in bold leads the item; bare, it needs a `:`)
+            sev = bullet["sev"] or bullet["sev2"] or bullet["sev3"] if bullet is not None \
+                else bold_p.group(1) if bold_p is not None else ""
+            rest = plain[bullet.end() :] if bullet is not None \
+                else strip_emphasis(text.lstrip()[bold_p.end():]) if bold_p is not None else ""
             if normalise_word(sev) in SEVERITY_WORDS and not (
                     loose and _NOTHING.fullmatch(rest.strip(" *_"))):
                 _add_item(b, at, sev, rest)

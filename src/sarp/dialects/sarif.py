@@ -138,8 +138,12 @@ def _loads(text: str) -> Any:
 
 
 def _is_log(value: dict[str, Any]) -> bool:
+    """A SARIF log: `runs` a list, a 2.x version or a SARIF schema, and no keys of a
+    result object (`{"version": "2.3.0", "runs": 3, "findings": [...]}` is a reply)."""
     version, schema = value.get("version"), value.get("$schema")
-    return "runs" in value and (
+    if not isinstance(value.get("runs"), list) or "findings" in value or "status" in value:
+        return False
+    return (
         (isinstance(version, str) and version.startswith("2."))
         or (isinstance(schema, str) and "sarif" in schema.lower()))
 
