@@ -126,13 +126,24 @@ SUCCESS
     ("- None (the output is not correct for empty input).", 2),
     ("- None other than R-1 above.", 1),
     ("- None beyond R-1 to R-1 in the table.", 1),  # quopri's: `SDD-001 to SDD-010`
+    # REVIEW16 #5: a short phrase that ends at the table, or ids in any case and joined
+    # by `&`, `/`, `..`, points back at it
+    ("- None beyond the seven findings in the table.", 1),
+    ("- Nothing beyond the Issues Detected table.", 1),
+    ("- None beyond what the table lists.", 1),
+    ("- None beyond the above.", 1),
+    ("- None except the two rows above.", 1),
+    ("- None other than R-1 & R-1.", 1),
+    ("- None beyond r-1..r-1 (both in the table).", 1),
     # REVIEW14 #16: a line at the row's place that says it adds to the row is another
     # defect; places listed in parentheses are no such word
-    ("- Lowercase names: `repr1()` at a.py:60 also accepts lowercase type names."
-     " | Severity: minor", 2),
+    ("- Also: `repr1()` at a.py:60 accepts lowercase type names. | Severity: minor", 2),
+    # REVIEW16 #9: "is also affected", "as well" restate; they add no defect
+    ("- Type-name dispatch at a.py:60 picks the wrong handler; subclasses are affected as"
+     " well | Severity: minor", 1),
     ("- Type-name dispatch: `a.py:60` (also 72, 90) | Severity: minor", 1),
-    ("- Dispatch by type name also picks the wrong handler for subclasses. | Severity: minor",
-     2),
+    ("- Another case: dispatch by type name picks the wrong handler for subclasses."
+     " | Severity: minor", 2),
     ("- None besides what's in the table.", 1),
     ("- Nothing further — see above.", 1),
     # another rank at the row's place: another defect there, not a restatement

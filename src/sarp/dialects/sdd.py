@@ -283,7 +283,8 @@ class SddDialect:
                 raw.description = body
             raw.location = common.location_in(body)
             # `decode() at a.py:160 also accepts …`: it adds to a row, never restates one
-            adds = _ANOTHER.search(_IN_PARENS.sub("", body)) is not None
+            adds = _ANOTHER.search(_IN_PARENS.sub("", strip_markup(body)).lstrip("-*• ")) \
+                is not None
             twin = rows.restated(raw) if not adds else None
             if twin is not None:
                 raw.type = None
@@ -439,13 +440,16 @@ def _words(*texts: str | None) -> set[str]:
 # table`, `No other issues found` (but `None of the callers check it` is an issue)
 # words that say a line goes on to report something after all
 _EXCEPT: Final = r"(?:apart from|aside from|other than|besides|except|however|though|although)"
-# what a "nothing more" line may point back at: the table, its rows, or row ids
-_ROW_ID: Final = r"(?-i:[A-Z]{1,5}-?\d{1,4})"
+# what a "nothing more" line may point back at, ending the line: a short phrase that ends
+# at the table (`the seven findings in the table`, `what the table lists`, `the above`),
+# or row ids (`SEC-001 & SEC-002`, `sdd-001..sdd-010`); not `values above 255 ...`
+_ROW_ID: Final = r"[A-Za-z]{1,5}-?\d{1,4}"
+_ID_JOIN: Final = r"(?:, ?| and |,? or | to | through | ?[–&/-] ?|\.\.)"
 _POINTER: Final = (
-    r"(?:(?:(?:listed |reported |noted |already )?in )?(?:the )?(?:table|rows?|findings)"
-    r"(?: above| below)?|above|below)\b"
-    rf"|{_ROW_ID}(?:(?:, ?| and |,? or | to | through | ?[–-] ?){_ROW_ID}){{0,20}}"
-    r"(?: above| below| in the table)?\.?$")
+    r"(?:[\w'-]+ ){0,6}?(?:tables?|rows?|findings|issues|items|above|below|listed|lists)"
+    r"(?: above| below)?(?: \([^()]{0,80}\))?[.!]?$"
+    rf"|{_ROW_ID}(?:{_ID_JOIN}{_ROW_ID}){{0,20}}(?: above| below| in the table)?"
+    r"(?: \([^()]{0,80}\))?\.?$")
 _NO_ISSUES: Final = re.compile(
     r"(?:none|n/a|nothing(?: else| blocking| further| more)?|"
     r"no (?:other |further |additional |new |more )?(?:issues|problems|findings|concerns))"
@@ -457,8 +461,7 @@ _NO_ISSUES: Final = re.compile(
     # a few words, that all is well (`None — the module is in good shape`); not `None
     # other than values above 255 …` nor `None, apart from the MD5 comment`
     r"(?:,? (?:beyond|besides|other than|outside(?: of)?|apart from|aside from|"
-    r"except(?: for)?)(?: (?:what(?:'s| is)|those|the ones?|anything|items?))? "
-    rf"(?:{_POINTER})(?!.*\b{_EXCEPT}\b).*"
+    rf"except(?: for)?) (?:{_POINTER})"
     rf"|(?: [—–-] |, ?| ?\()(?!{_EXCEPT}\b|beyond\b|outside\b)"
     r"(?=(?:\S+ ){0,5}?(?<!not )(?:table|covered|listed|rows?|findings|good|fine|correct|"
     r"checks? out|clean|ok|okay|see above|see below)\b)"
@@ -466,8 +469,10 @@ _NO_ISSUES: Final = re.compile(
 _NO_ISSUES_MAX: Final = 400  # characters: a longer line says something; keeps it linear
 # ... but it goes on to report one: `No other issues, but cli.py:40 swallows errors`
 _YET: Final = re.compile(r"\b(?:but|except that|however)\b", re.IGNORECASE)
-# an Issues line that says it adds to what the table says, not restates it
-_ANOTHER: Final = re.compile(r"\b(?:also|another|additionally|in addition|as well|separately)\b",
+# an Issues line that says it adds to what the table says, not restates it: it opens so,
+# or names another defect (`X is also affected` restates a row; `Also, X` adds one)
+_ANOTHER: Final = re.compile(r"^(?:also|additionally|in addition|separately|another)\b"
+                             r"|\banother (?:issue|defect|bug|problem|case|finding)\b",
                              re.IGNORECASE)
 _IN_PARENS: Final = re.compile(r"\([^()]*\)")  # `a.py:95 (also 101, 117)` names places
 _BRIEF: Final = 30  # words: at most this long, an issue naming a row's place restates it
