@@ -782,13 +782,14 @@ def test_a_rule_needs_two_different_agents() -> None:
 
 
 @pytest.mark.parametrize(("statuses", "percent", "unknown", "said"), [
-    # USER16 #10: a PARTIAL result that states no coverage is unknown, not 0%
-    ([("CLEAN", None), ("PARTIAL", "50%"), ("PARTIAL", None)], 75.0, 1, "75% (1 unknown)"),
-    ([("PARTIAL", None)], None, 1, "unknown"),
+    # USER16 #10, REVIEW16 #13: a PARTIAL result that states no coverage is unknown: the
+    # overall coverage is a range, its lower bound in `percent`
+    ([("CLEAN", None), ("PARTIAL", "50%"), ("PARTIAL", None)], 50.0, 1, "50-83.3% (1 unknown)"),
+    ([("PARTIAL", None)], 0.0, 1, "0-100% (1 unknown)"),
     ([("FINDINGS", None), ("ERROR", None)], 50.0, 0, "50%"),
     ([], 0.0, 0, "0%"),
 ])
-def test_overall_coverage_leaves_unknown_coverage_out(
+def test_overall_coverage_with_unknown_coverage_is_a_range(
         statuses: list[tuple[str, str | None]], percent: float | None, unknown: int,
         said: str) -> None:
     results = [result(f"r{n}", status=Status(status),

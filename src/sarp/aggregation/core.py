@@ -435,10 +435,12 @@ def _stats(rows: list[ResultRow], findings: list[ReportFinding], inputs: int) ->
 def _coverage(rows: list[ResultRow]) -> Coverage:
     complete = sum(1 for r in rows if r.bucket in ("CLEAN", "FINDINGS"))
     partial = sum(1 for r in rows if r.bucket in ("PARTIAL", UNPARSEABLE))
-    known = [r.coverage for r in rows if r.coverage is not None]
-    percent = round(sum(known) / len(known), 1) if known else None if rows else 0.0
-    return build(Coverage, percent=percent, complete=complete, partial=partial,
-                 none=len(rows) - complete - partial, unknown=len(rows) - len(known))
+    known = sum(r.coverage for r in rows if r.coverage is not None)
+    unknown = sum(1 for r in rows if r.coverage is None)
+    count = len(rows) or 1
+    return build(Coverage, percent=round(known / count, 1), complete=complete,
+                 partial=partial, none=len(rows) - complete - partial, unknown=unknown,
+                 upper=round((known + 100.0 * unknown) / count, 1) if unknown else None)
 
 
 def _decision(rows: list[ResultRow], findings: list[ReportFinding]) -> Decision:

@@ -127,23 +127,23 @@ class Stats(_Record):
 
 
 class Coverage(_Record):
-    """How much of the work the results cover: the mean coverage of the results whose
-    coverage is known (CLEAN and FINDINGS 100%, PARTIAL as stated, unparseable, ERROR and
-    BLOCKED 0%); a PARTIAL result that states none is `unknown`, left out of the mean
-    rather than counted as nothing done. `percent` is None when no coverage is known."""
+    """How much of the work the results cover, as the mean of their coverage (CLEAN and
+    FINDINGS 100%, PARTIAL as stated, unparseable, ERROR and BLOCKED 0%). A PARTIAL
+    result that states none is `unknown`: `percent` counts it as 0% (the bound a gate
+    can trust) and `upper` as 100%, so the truth lies between them."""
 
-    percent: float | None
+    percent: float
     complete: int  # CLEAN or FINDINGS
     partial: int  # PARTIAL, and unparseable (counted as PARTIAL, coverage 0)
     none: int  # ERROR or BLOCKED
     unknown: int = 0  # PARTIAL results that state no coverage
+    upper: float | None = None  # `percent` with the unknown ones at 100%; None if none
 
     def said(self) -> str:
-        """`78.7%`, `78.7% (1 unknown)`, `unknown`: the overall coverage in words."""
-        if self.percent is None:
-            return "unknown"
-        shown = f"{self.percent:g}%"
-        return f"{shown} ({self.unknown} unknown)" if self.unknown else shown
+        """`78.7%`, or `68.9-81.4% (1 unknown)`: the overall coverage in words."""
+        if not self.unknown or self.upper is None:
+            return f"{self.percent:g}%"
+        return f"{self.percent:g}-{self.upper:g}% ({self.unknown} unknown)"
 
 
 class Report(_Record):

@@ -91,8 +91,8 @@ def _summary(report: Report, console: Console) -> None:
                   report.coverage.said().split(" (")[0])
     console.print(table)
     if report.coverage.unknown:  # kept out of the table, which must fit 80 columns
-        console.print(f"coverage unknown for {report.coverage.unknown} result(s), "
-                      "left out of the overall coverage")
+        console.print(f"coverage unknown for {report.coverage.unknown} result(s): overall "
+                      f"{report.coverage.said().split(' (')[0]}")
 
 
 def _failing(report: Report, fail_on: str) -> int:
