@@ -905,13 +905,19 @@ def test_a_rank_said_with_a_doubt(head: str, read: tuple[str, str, str]) -> None
     assert second.native_severity == "Low"
 
 
-@pytest.mark.parametrize("header", ["| Severity | Findings |", "| Severity | Count |",
-                                    "| Level | Issues found |"])
-def test_a_table_of_counts_is_no_list_of_findings(header: str) -> None:
+@pytest.mark.parametrize(("header", "rows"), [
+    ("| Severity | Findings |", "| Critical | 0 |\n| High | — |\n| Low | **1** |"),
+    ("| Severity | Count |", "| Critical | 0 |\n| High | — |\n| Low | **1** |"),
+    ("| Level | Issues found |", "| Critical | 0 |\n| High | — |\n| Low | **1** |"),
+    # REVIEW16 #3: words that say none, notes in parentheses and id lists are counts too
+    ("| Severity | Count | IDs |", "| Critical | None | — |\n| Low | 1 (logging) | F1 |"),
+    ("| Severity | Open | Fixed |", "| Critical | n/a | 0 |\n| Low | 1 | 0 |"),
+])
+def test_a_table_of_counts_is_no_list_of_findings(header: str, rows: str) -> None:
     # USER16 #2: `| Critical | 0 |` under a totals table was a critical finding named "0"
     reply = ("# Review of src/cache.py\n### 1. Unused import (Low)\n`src/cache.py:90` — "
              "`functools` is imported but never used.\n## Totals\n" + header + "\n|---|---|\n"
-             "| Critical | 0 |\n| High | — |\n| Low | **1** |\n")
+             + rows + "\n")
     found = sarp.parse(reply).findings
     assert [(f.severity.value, f.title) for f in found] == [("minor", "Unused import")]
 

@@ -139,6 +139,9 @@ def test_pointer_replies(text: str) -> None:
     # a file named as the place of a defect, or a clean verdict, is no pointer
     "The bug is in a.py: the loop never ends.", "Reviewed a.py: no issues found.",
     "The main problem is in src/db.py, where the pool is never closed.",
+    # REVIEW16 #12: a reply that says where a bug is, or reports and then points
+    "Review complete. The one real issue is in `auth.py`: session tokens never expire.",
+    "All 42 tests pass. Test results are in junit.xml.",
 ])
 def test_replies_that_name_a_file_are_not_pointers(text: str) -> None:
     assert sarp.parse(text).delivery is not sarp.Delivery.POINTER

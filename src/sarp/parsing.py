@@ -251,11 +251,20 @@ _SHORT_WORDS: Final = frozenset({"ok", "no", "up", "in", "on", "it", "is", "me",
 # a short reply that says its result is in a file: `Report saved to reviews/auth.md`, `I
 # saved the full review to `reviews/x.md` instead. See that file for the details.`
 _IN_A_FILE: Final = re.compile(
-    r"\b(?:saved|wrote|written|put|stored|placed|attached|posted|is|are|lives|available)\b"
-    r"[^.\n]{0,80}?\b(?:to|in|at|into|under)\s+`?[\w./-]{1,200}\.\w{1,8}`?"
-    r"|\bsee\s+`?[\w./-]{1,200}\.\w{1,8}`?", re.IGNORECASE)
+    # `I saved the full review to reviews/x.md`, `Report saved to reviews/auth.md`
+    r"\b(?:saved|wrote|written|put|stored|placed|attached|posted)\b[^.\n]{0,80}?"
+    r"\b(?:to|in|at|into|under)\s+`?[\w./-]{1,200}\.\w{1,8}`?"
+    # `The review is in reviews/auth.md`: the result itself is the subject
+    r"|\b(?:review|report|results?|findings|analysis|write-?up)\s+(?:is|are|lives|sits)\s+"
+    r"(?:in|at|under)\s+`?[\w./-]{1,200}\.\w{1,8}`?"
+    r"|^see\s+`?[\w./-]{1,200}\.\w{1,8}`?", re.IGNORECASE)
 _RESULT_NOUN: Final = re.compile(r"\b(?:review|report|results?|findings|analysis|summary|"
                                  r"details|output|notes|write-?up)\b", re.IGNORECASE)
+_SENTENCE: Final = re.compile(r"(?<=[.!?])\s+")
+# what a pointer reply says besides where its result is
+_ASIDE: Final = re.compile(r"\b(?:see (?:that|the|this) file|for (?:the )?details|ran out of|"
+                           r"instead|too long|no room|context|done|complete|finished)\b",
+                           re.IGNORECASE)
 
 
 def _pointer(doc: Document) -> str | None:
@@ -266,11 +275,13 @@ def _pointer(doc: Document) -> str | None:
     if len(texts) <= 2 and sum(len(t) for t in texts) <= 240 and all(
             _POINTER.match(t.strip("*_` ")) is not None for t in texts):
         return texts[0][:80]
-    joined = " ".join(texts)
-    in_a_file = _IN_A_FILE.search(joined)
-    if in_a_file is None or _RESULT_NOUN.search(joined) is None:
+    # every sentence points at the file, or says why the result is not here
+    sentences = _SENTENCE.split(" ".join(texts))
+    pointing = [found for sentence in sentences if (found := _IN_A_FILE.search(sentence))]
+    if not pointing or _RESULT_NOUN.search(" ".join(texts)) is None or not all(
+            _IN_A_FILE.search(sentence) or _ASIDE.search(sentence) for sentence in sentences):
         return None
-    return in_a_file.group(0)[:120]
+    return pointing[0].group(0)[:120]
 
 
 def _empty(text: str, forced: str | None) -> Result:

@@ -115,14 +115,24 @@ def sections(doc: Document, start: int = 0, end: int | None = None) -> list[Sect
 
 
 def _counts_only(table: Table, keys: list[str]) -> bool:
-    """`| Severity | Count |`, `| Severity | Findings |`: a table that counts findings,
-    every cell beside the severity a number (or a dash), whatever its column is called."""
+    """`| Severity | Count |`, `| Severity | Findings | IDs |`: a table that counts findings.
+    Every cell beside the severity is a count (`0`, `None`, `n/a`, `1 (logging)`, a dash)
+    or a list of row ids, and every row has a count, whatever the columns are called."""
     at = [n for n, k in enumerate(keys) if COLUMN.get(k) != "severity"]
-    cells = [row.cells[n].strip().strip("*_ ") for row in table.rows for n in at
-             if n < len(row.cells)]
-    return bool(at) and bool(cells) and all(
-        cell.isdigit() or cell in ("", "-", "—", "–") for cell in cells) and any(
-        cell.isdigit() for cell in cells)
+    if not at or not table.rows:
+        return False
+    for row in table.rows:
+        cells = [strip_emphasis(row.cells[n]).strip() for n in at if n < len(row.cells)]
+        if not all(_COUNT_CELL.fullmatch(cell) or _ID_LIST.fullmatch(cell) for cell in cells):
+            return False
+        if not any(_COUNT_CELL.fullmatch(cell) for cell in cells):
+            return False
+    return True
+
+
+_COUNT_CELL: Final = re.compile(r"(?:\d{1,9}|none|n/?a|nil|zero|[-—–]|)(?:\s*\([^()]{0,80}\))?",
+                                re.IGNORECASE)
+_ID_LIST: Final = re.compile(r"[A-Za-z]{1,6}-?\d{1,4}(?:\s*,\s*[A-Za-z]{1,6}-?\d{1,4}){0,50}")
 
 
 def classify_table(table: Table) -> str:
