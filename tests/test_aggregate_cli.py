@@ -398,3 +398,9 @@ def test_an_agent_reply_titled_like_a_report_is_still_read(tmp_path: Path) -> No
     skipped: list[str] = []
     (result,) = load_results([str(tmp_path)], skipped)
     assert (skipped, len(result.findings)) == ([], 1)
+
+
+def test_jsonl_with_lone_cr_line_ends_is_sniffed_from_stdin() -> None:
+    # REVIEW16 #19: the content sniffing split on \n only
+    line = load_text((EXAMPLE / "code-reviewer.md").read_text(), "a.md")[0].model_dump_json()
+    assert [len(r.findings) for r in load_text(line + "\r" + line + "\r", "<stdin>")] == [9, 9]

@@ -201,6 +201,9 @@ def test_an_object_without_a_status(reply: str, status: str, codes: list[str]) -
     ('"n/a"', 0, ["SARP405", "SARP405"]),
     ('[""]', 0, ["SARP405"]),
     ('["No issues found."]', 0, ["SARP405"]),
+    # REVIEW16 #17
+    ('["No vulnerabilities found", "None identified.", "—"]', 0, ["SARP405"] * 3),
+    ('"No security issues found in the changed files."', 0, ["SARP405", "SARP405"]),
     ('["a.py:3 leaks the handle"]', 1, ["SARP204"]),
 ])
 def test_findings_that_say_there_are_none(findings: str, count: int, codes: list[str]) -> None:

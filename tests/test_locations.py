@@ -36,6 +36,9 @@ CASES = [
     ("a.py:45 (method search)", "a.py", 45, None, None, "search"),
     ("a.py:45 (class Foo)", "a.py", 45, None, None, "Foo"),
     ("Usage (step 2)", None, None, None, "Usage (step 2)", None),
+    # REVIEW16 #22: `(see line 42)` after a place with no line is its line
+    ("db.py (see line 42)", "db.py", 42, None, None, None),
+    ("config (see 12)", None, None, None, "config (see 12)", None),
 ]
 
 

@@ -949,3 +949,12 @@ def test_p_scale_ranks_leading_list_items(items: str) -> None:
 def test_review16_ranks(reply: str, read: list[tuple[str | None, str]]) -> None:
     found = sarp.parse("## Review of payments\n\n" + reply).findings
     assert [(f.native_severity, f.location.raw if f.location else None) for f in found] == read
+
+
+def test_a_place_the_title_only_refers_to_comes_after_the_leads_own() -> None:
+    # REVIEW16 #21
+    reply = ("## Review\n\n### Warnings\n\n**W1. Retry loop (see client.py:90) never backs"
+             " off.** (client.py:113-120) The loop spins.\n\n**W2. Same bug as api.py:12, here"
+             " in the worker.** (worker.py:44) The worker retries forever.\n")
+    assert [f.location.raw for f in sarp.parse(reply).findings if f.location] == [
+        "client.py:113-120", "worker.py:44"]

@@ -501,3 +501,21 @@ def test_a_hierarchical_rule_id_finds_its_rule_in_one_pass() -> None:
                     {"ruleId": "a/" * 200_000, "message": {"text": "m"}}]}]}
     (run,) = results_from_sarif(json.dumps(log), "x.sarif")
     assert [f.title for f in run.findings] == ["Weak crypto", "a/" * 200_000]
+
+
+def test_an_honest_message_that_repeats_an_argument_is_whole() -> None:
+    # REVIEW16 #20: the budget has a floor; only amplification past a few KB is cut
+    from sarp.dialects.sarif import _format
+
+    path = "src/very/long/package/path/module_with_a_long_name/file_name_here.py"
+    assert _format("{0} imports {0}; {0} is cyclic", [path]) == \
+        f"{path} imports {path}; {path} is cyclic"
+
+
+def test_a_deep_rule_id_finds_its_deep_rule() -> None:
+    # REVIEW16 #24: the longest prefixes are tried too
+    log = {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "t", "rules": [
+        {"id": "a/b/c/d/e/f/g/h/i", "shortDescription": {"text": "Deep rule"}}]}},
+        "results": [{"ruleId": "a/b/c/d/e/f/g/h/i/j", "message": {"text": "m"}}]}]}
+    (run,) = results_from_sarif(json.dumps(log), "x.sarif")
+    assert run.findings[0].title == "Deep rule"

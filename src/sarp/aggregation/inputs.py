@@ -229,8 +229,8 @@ def sarp_report(text: str) -> str | None:
 
 def _looks_like_jsonl(text: str) -> bool:
     """Several lines, the first of them a whole Result object."""
-    first, _, rest = text.strip().partition("\n")
-    if not rest.strip():
+    first, *rest = _LINE_END.split(text.strip(), 1)
+    if not rest or not rest[0].strip():
         return False
     try:
         value = jsontext.loads(first)

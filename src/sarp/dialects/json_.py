@@ -439,8 +439,9 @@ class JsonDialect:
 
 
 _SAYS_NONE: Final = re.compile(
-    r"(?:none|nothing|n/?a|null|-|no (?:issues|findings|problems))?(?: (?:found|to report))?"
-    r"[.!]?", re.IGNORECASE)
+    r"(?:none|nothing|n/?a|null|[-—–]|no (?:[\w-]+ ){0,2}(?:issues|findings|problems|"
+    r"vulnerabilities|bugs|concerns|defects))?(?: (?:found|identified|detected|to report|"
+    r"reported))?(?: in [^.]{0,80})?[.!]?", re.IGNORECASE)
 # keys with which a failed agent or tool says what went wrong instead of reporting
 _ERROR_KEYS: Final = ("error", "errors", "error_message", "exception", "failure", "fault")
 

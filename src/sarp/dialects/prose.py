@@ -104,6 +104,8 @@ _BULLET: Final = re.compile(r"[\[(](?P<sev>[A-Za-z]{2,14}|[Pp][0-3])[\])]\s?[:�
                             r"|(?P<sev2>[A-Z]{4,14}|(?i:critical|high|medium|low|major|minor|"
                             r"warning|suggestion|info|nit))\s?[:—–]\s?"
                             r"|(?P<sev3>P[0-3])\s?[:—–]\s?")
+_REFERRED_PLACE: Final = re.compile(r"\b(?:see|cf\.?|same (?:\w+ )?as|as in|like)\s+`?"
+                                    r"[\w./-]{1,200}:\d", re.IGNORECASE)
 _BOLD_P_RANK: Final = re.compile(r"\*\*(P[0-3])\*\*\s")
 _LOOSE_SEVERITY: Final = re.compile(
     r"(?<![\w-])(critical|blocker|high|major|important|medium|warning|minor|low|nit|"
@@ -546,8 +548,11 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
             tail = stripped[bold_end(stripped) + 2:] if stripped.startswith("**") else ""
             sep = _TAIL_SEP.match(tail)  # always matches: every part of it is optional
             tail = tail[sep.end() if sep is not None else 0:].strip()
-            raw.location = raw.location or common.location_in(raw.title) \
-                or common.location_in(tail)
+            # (a place the title only refers to, `(see client.py:90)`, comes after)
+            first, second = (tail, raw.title) if _REFERRED_PLACE.search(raw.title or "") \
+                else (raw.title, tail)
+            raw.location = raw.location or common.location_in(first) \
+                or common.location_in(second)
             i = _add_block(b, raw, end, loose=loose, lead=tail)
             count += 1
             continue

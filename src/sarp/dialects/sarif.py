@@ -209,7 +209,7 @@ def _format(template: str, arguments: list[Any]) -> str:
     The message may grow to twice the arguments' text beyond the template: `{0}` written
     4,000 times with a 100 KB argument must not make 400 MB of one message."""
     texts = [str(argument) for argument in arguments]
-    budget = len(template) + 2 * sum(map(len, texts))
+    budget = max(4096, len(template) + 2 * sum(map(len, texts)))
     out: list[str] = []
     size = 0
     i, n = 0, len(template)
@@ -596,8 +596,10 @@ class _Rules:
             return self.by_id[rule_id]
         # `CA5350/md5` is a case of rule CA5350: the id's leading parts, longest first
         # (a few levels only, so a hostile `a/a/a/...` id costs one pass, not one per `/`)
-        parts = rule_id.split("/", _RULE_LEVELS)[:_RULE_LEVELS]
-        for count in range(len(parts) - 1, 0, -1):
+        parts = rule_id.split("/")
+        shortest = range(min(len(parts) - 1, _RULE_LEVELS), 0, -1)
+        longest = range(len(parts) - 1, max(len(parts) - 1 - _RULE_LEVELS, 0), -1)
+        for count in sorted(set(shortest) | set(longest), reverse=True):
             prefix = "/".join(parts[:count])
             if prefix in self.by_id:
                 return self.by_id[prefix]

@@ -35,11 +35,14 @@ _LINES_WORD: Final = re.compile(
 # parentheses after a place that list more places: `a.py:45 (also cli.py:12)`, `:9 (88, 96)`
 _ONE_PLACE: Final = r"(?:[\w./-]{1,200}:)?\d{1,9}(?:[-–]\d{1,9})?"
 _ALSO_WORD: Final = r"(?:also|see(?: also)?|and|plus|cf\.?) (?:lines? )?"
-_ALSO: Final = re.compile(rf"(?:(?<=[\d`]) ?\((?:{_ALSO_WORD})?|(?<=\w) \({_ALSO_WORD})"
-                          rf"(?P<places>{_ONE_PLACE}(?:, ?{_ONE_PLACE}){{0,64}})\)",
-                          re.IGNORECASE)
+_FILE_PLACE: Final = r"[\w./-]{1,200}:\d{1,9}(?:[-–]\d{1,9})?"
+_ALSO: Final = re.compile(
+    rf"(?:(?<=[\d`]) ?\((?:{_ALSO_WORD})?(?P<places>{_ONE_PLACE}(?:, ?{_ONE_PLACE}){{0,64}})"
+    # after a place with no line only other files: `db.py (see line 42)` is db.py's line
+    rf"|(?<=\w) \({_ALSO_WORD}(?P<files>{_FILE_PLACE}(?:, ?{_ONE_PLACE}){{0,64}}))\)",
+    re.IGNORECASE)
 # bare lines in parentheses after a path: `db.py (42-50)`
-_PAREN_LINES: Final = re.compile(r"\(\s?(?:lines?\s|L)?(?P<a>\d{1,9})"
+_PAREN_LINES: Final = re.compile(r"\(\s?(?:(?:see|cf\.?|at)\s)?(?:lines?\s|L)?(?P<a>\d{1,9})"
                                  r"(?:\s?[-–]\s?L?(?P<b>\d{1,9}))?\s?\)$", re.IGNORECASE)
 _VERSUS: Final = re.compile(r" (?:vs\.?|versus|↔|<->) ", re.IGNORECASE)
 _COMMA: Final = re.compile(r"[,;] ?")
@@ -156,13 +159,17 @@ def _read(raw: str) -> tuple[_Place, ...] | None:
     text = strip_emphasis(raw.strip()).replace("`", "").strip()
     if text.lower() in NO_LOCATION:
         return None
-    parts = _split_places(_ALSO.sub(r", \g<places>", text) if "(" in text else text)
+    parts = _split_places(_ALSO.sub(_also_places, text) if "(" in text else text)
     places = [_parse_place(parts[0], None)]
     last_path = places[0].path
     for part in parts[1:]:  # a later place with no file is in the file named before it
         places.append(_parse_place(part, last_path))
         last_path = places[-1].path or last_path
     return tuple(places)
+
+
+def _also_places(match: re.Match[str]) -> str:
+    return ", " + (match["places"] or match["files"])
 
 
 def _parse_place(text: str, default_path: str | None) -> _Place:
