@@ -95,6 +95,10 @@ ADVERSARIAL = {
     "aphelion keys": "AGENT_RESULT: x\n" + "KEY: value\n" * 50_000,
     "location soup": "- " + "a.py:1, " * 200_000,
     "long pipe cell": "| " + "a\\|" * 200_000 + " |\n|---|\n",
+    # ADV16 #14: a place is looked for on a finding's line; long dotted runs were read
+    # again from every start (a minute for these)
+    "dotted heading": "### CRITICAL: " + "a." * 2_500_000,
+    "dotted list item": "Notes\n\n- **HIGH**: " + "www.example.com" * 350_000,
 }
 
 
