@@ -99,6 +99,10 @@ ADVERSARIAL = {
     # again from every start (a minute for these)
     "dotted heading": "### CRITICAL: " + "a." * 2_500_000,
     "dotted list item": "Notes\n\n- **HIGH**: " + "www.example.com" * 350_000,
+    # ADV16 #5: finding heads have no length cap, so their titles are scanned to the end
+    "long finding head": "### CRITICAL: " + "x" * 5_000_000,
+    "numbered heading of parentheses": "Notes\n\n### 1. " + "(High, x " * 300_000,
+    "numbered bold of code spans": "Notes\n\n**1. " + "`a**b` " * 300_000,
 }
 
 

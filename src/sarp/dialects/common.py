@@ -66,7 +66,7 @@ COLUMN: Final[dict[str, str]] = {
 LABEL: Final = r"[A-Z][A-Za-z0-9]{0,9}(?:[-_][A-Za-z0-9]{1,10}){0,3}"
 ID: Final = LABEL + r"[-_]?\d{1,5}"
 _ID_LIKE: Final = re.compile(ID + r"[a-z]?$")
-_DETAILS_HEAD: Final = re.compile(rf"(?P<id>{ID})\s?[:.)—–-]\s?(?P<title>.{{0,400}})$")
+_DETAILS_HEAD: Final = re.compile(rf"(?P<id>{ID})\s?[:.)—–-]\s?(?P<title>.*)$")
 # `ID: text`, `ID (text`, `ID `text``, `ID - text`: the id that leads a list item
 _ITEM_HEAD: Final = re.compile(rf"(?P<id>{LABEL}|\d{{1,4}})(?:\s?:\s|\s(?=[(`])|\s-\s)")
 STATUS_COLUMNS: Final = ("status", "result", "outcome", "pass/fail", "verdict", "state")
