@@ -103,3 +103,81 @@ def test_where_a_numbered_bold_title_closes(line: str, title: str | None) -> Non
 
     match = _numbered_bold(line)
     assert (match["inner"] if match is not None else None) == title
+
+
+ADR_SUMMARY = ("# Code Reviewer Review\n\n## Findings\n\n### IMPORTANT: Missing timeout\n"
+               "- **Location**: app/net.py:7\n\n## Summary\n- **CRITICAL**: {critical}\n"
+               "- **IMPORTANT**: 1\n- **SUGGESTION**: 0\n- **Verdict**: ISSUES FOUND\n")
+APHELION = ("AGENT_RESULT: code\nSTATUS: failure\nWARNING_COUNT: 1\nWARNING_ITEMS:\n"
+            "  - W1: `a.py:1` - minor thing\nNEXT: done\n")
+JSON = '{"status": "FINDINGS", "summary": "One issue.", "findings": [{"id": "F1", ' \
+       '"severity": "major", "title": "Missing timeout", "location": "app/net.py:7"}]}\n'
+
+# (reply, findings read as (severity, title or description), lines SARP216 names)
+AFTER_CLOSING = [
+    # ADR-013: the Summary closes the reply
+    (ADR_SUMMARY.format(critical=0) + "\n### CRITICAL: SQL injection in login\n"
+     "- **Location**: app/db.py:42\n",
+     [("major", "Missing timeout"), ("critical", "SQL injection in login")], [14]),
+    (ADR_SUMMARY.format(critical=1) + "\n**CRITICAL: SQL injection in login** "
+     "(`app/db.py:42`)\n", [("major", "Missing timeout"), ("critical", "SQL injection in login")],
+     [14]),
+    # the Summary written first: the findings after it are all read
+    ("# Code Reviewer Review\n\n## Summary\n- **CRITICAL**: 1\n- **Verdict**: ISSUES FOUND\n\n"
+     "## Findings\n\n### CRITICAL: SQL injection in login\n- **Location**: app/db.py:42\n",
+     [("critical", "SQL injection in login")], [9]),
+    # Aphelion: NEXT closes the block
+    (APHELION + "\nCRITICAL_ITEMS:\n  - C1: `app/db.py:42` - SQL injection\n",
+     [("major", "minor thing"), ("critical", "SQL injection")], [8]),
+    # a group of findings after the Summary: each is read
+    (ADR_SUMMARY.format(critical=2) + "\n### CRITICAL: see below\n\n- app/db.py:42 string SQL\n"
+     "- app/db.py:50 string SQL\n", [("major", "Missing timeout"), ("critical", "string SQL"),
+                                     ("critical", "string SQL")], [16, 17]),
+    (APHELION + "\nSome notes.\n\nFAILED_TESTS:\n  - test_login - AssertionError\n"
+     "  - test_logout - KeyError\n", [("major", "minor thing"), ("major", "test_login"),
+                                     ("major", "test_logout")], [10]),
+    # JSON: the object closes the reply, fenced or not
+    (JSON + "\nOne more thing:\n\n### CRITICAL: SQL injection\n- **Location**: app/db.py:42\n",
+     [("major", "Missing timeout"), ("critical", "SQL injection")], [5]),
+    ("Here is my review.\n\n```json\n" + JSON + "```\n\n**HIGH: Tokens leak** (`app/log.py:3`)\n",
+     [("major", "Missing timeout"), ("major", "Tokens leak")], [7]),
+]
+
+
+@pytest.mark.parametrize(("reply", "read", "lines"), AFTER_CLOSING,
+                         ids=[f"{n}" for n in range(len(AFTER_CLOSING))])
+def test_a_finding_after_the_closing_part_is_read_and_said(
+        reply: str, read: list[tuple[str, str]], lines: list[int]) -> None:
+    result = sarp.parse(reply)
+    assert [(f.severity.value, f.title or f.description) for f in result.findings] == read
+    assert [d.line for d in result.diagnostics if d.code == "SARP216"] == lines
+    assert result.conformance is sarp.Conformance.REPAIRED
+
+
+# what follows a closing part and is no finding: the reply stays as it was
+NOT_AFTER = [
+    # the Summary's own lines, its counts in bold, a group that says none, a recap of a
+    # finding, a sign-off
+    (ADR_SUMMARY.format(critical=0) + "\n**CRITICAL: 0**\n\n**Critical:**\n- none\n\n"
+     "### IMPORTANT: Missing timeout\n\nThanks, let me know if you want the fix.\n", "adr013",
+     ["Missing timeout"]),
+    # a group in the Summary that lists the findings again, by their places
+    (ADR_SUMMARY.format(critical=0) + "\n**Important — 1 issue**\n"
+     "- Missing timeout (app/net.py:7)\n", "adr013", ["Missing timeout"]),
+    # an empty list, and a severity written as a prose remark
+    (APHELION + "\nWARNING_ITEMS: none\nCRITICAL: none of this blocks the merge.\n", "aphelion",
+     ["minor thing"]),
+    # a remark in bold with no place, a recap of the object's finding, a sign-off
+    (JSON + "\n**Note:** I did not run the tests.\n\n### MAJOR: Missing timeout\n\nThanks!\n",
+     "json", ["Missing timeout"]),
+]
+
+
+@pytest.mark.parametrize(("reply", "dialect", "titles"), NOT_AFTER,
+                         ids=[f"{n}" for n in range(len(NOT_AFTER))])
+def test_what_follows_a_closing_part_and_is_no_finding(reply: str, dialect: str,
+                                                       titles: list[str]) -> None:
+    result = sarp.parse(reply)
+    assert result.dialect == dialect
+    assert [f.title or f.description for f in result.findings] == titles
+    assert "SARP216" not in [d.code for d in result.diagnostics]

@@ -103,6 +103,9 @@ ADVERSARIAL = {
     "long finding head": "### CRITICAL: " + "x" * 5_000_000,
     "numbered heading of parentheses": "Notes\n\n### 1. " + "(High, x " * 300_000,
     "numbered bold of code spans": "Notes\n\n**1. " + "`a**b` " * 300_000,
+    # ADV16 #4: item lists after NEXT are read one by one
+    "lists after NEXT": "AGENT_RESULT: x\nSTATUS: failure\nNEXT: done\n"
+                        + "CRITICAL_ITEMS:\n  - C1: x\n" * 50_000,
 }
 
 

@@ -17,13 +17,14 @@ from dataclasses import dataclass
 from typing import Final
 
 from sarp.dialects import common
-from sarp.dialects.base import Builder, RawFinding
+from sarp.dialects.base import Builder, Matcher, RawFinding
 from sarp.text.inline import bold_end, heading, key_value, list_item, strip_emphasis
 from sarp.text.lines import PLAIN
 from sarp.vocab import URGENCY, normalise_word, worse
 
 __all__ = ["SEVERITY_WORDS", "HeadLine", "finding_head_line", "heads_a_group",
-           "read_prose_findings", "severity_group"]
+           "keep_findings_after", "read_findings_after", "read_prose_findings",
+           "severity_group"]
 
 SEVERITY_WORDS: Final = frozenset({
     "critical", "important", "suggestion", "high", "medium", "low", "major", "minor",
@@ -864,6 +865,42 @@ _LABELLED: Final = re.compile(rf"(?:^|(?<=[.!?;,] )|[(\[]|[—–-] |\*\*)({_RAN
                               r"|(?<![\w-])(?<!no )(?<!not a )(bug)(?![\w-])",
                               re.IGNORECASE | re.MULTILINE)
 _LINE_MENTION: Final = re.compile(r"\b(?:[Ll]ines?|L)\s?\d{1,6}\b")
+
+
+def read_findings_after(b: Builder, start: int, part: str) -> None:
+    """Findings written after the reply's closing `part` (`### CRITICAL: title` after a
+    JSON object) are the reply's all the same (ADV16 #4); see `keep_findings_after`."""
+    count, said = len(b.findings), len(b.diagnostics)
+    read_prose_findings(b, start, len(b.doc.lines))
+    keep_findings_after(b, count, said, part)
+
+
+# what a head after a closing part gives when it is a count: `### CRITICAL: 0`, `2 (fixed)`
+_COUNT_ONLY: Final = re.compile(r"\d{1,6}(?:\s*(?:\(.*\)|[—–-].*))?")
+
+
+def keep_findings_after(b: Builder, count: int, diags: int, part: str) -> None:
+    """Of the findings read from `count` on (and the diagnostics from `diags` on), written
+    after the reply's closing `part`, keep (and say, SARP216) those that are findings:
+    under a heading or naming a place (`**Note:** I did not run the tests` is a remark,
+    `- none` under `**High:**` says nothing), not a count (`### CRITICAL: 0`), and not
+    restating a finding read before (its id, its place or its title: a recap). What was
+    said of a line that is no finding goes with it."""
+    known, late = b.findings[:count], b.findings[count:]
+    del b.findings[count:]
+    matcher = Matcher(known)
+    titles = {raw.title.lower() for raw in known if raw.title}
+    dropped: set[int] = set()
+    for raw in late:
+        what = raw.title or raw.description or raw.location or ""
+        if (raw.location or b.doc.lines[raw.line].lstrip().startswith("#")) and \
+                _COUNT_ONLY.fullmatch(what) is None and what.lower() not in titles and \
+                matcher.find(raw) is None:
+            b.diag("SARP216", raw.line, what=f"finding {what!r}", part=part)
+            b.findings.append(raw)
+        else:
+            dropped.add(raw.line + 1)  # diagnostics count lines from 1
+    b.diagnostics[diags:] = [d for d in b.diagnostics[diags:] if d.line not in dropped]
 
 
 def _body_says(lines: list[str], i: int, end: int) -> str | None:
