@@ -55,6 +55,10 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "table rows": lambda n: "| a | b |\n|---|---|\n" + "| F1 | major |\n" * n,
     "fence markers": lambda n: "```\n" * n,
     "finding headings": lambda n: "### CRITICAL: x\n" * n,
+    "dotted heading": lambda n: "### CRITICAL: " + "a." * (n * 25),
+    "dotted list item": lambda n: "Notes\n\n- **HIGH**: " + "www.example.com" * (n * 3),
+    "long finding head": lambda n: "### CRITICAL: " + "x" * (n * 50),
+    "numbered bold": lambda n: "Notes\n\n**1. " + "`a**b` " * (n * 7),
     "RESULT lines": lambda n: "RESULT: CLEAN | Type: digest\n" * n,
     "json findings": lambda n: '{"status": "FINDINGS", "findings": ['
                                + '{"id": "F", "severity": "high"},' * n + "]}",

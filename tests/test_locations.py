@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+from sarp.dialects.common import location_in
 from sarp.text.locations import parse_location
 
 CASES = [
@@ -114,3 +115,31 @@ def test_the_places_of_a_cell(raw: str, first: tuple[str | None, int | None, str
     assert loc is not None
     assert (loc.path, loc.line, loc.section, loc.symbol) == first
     assert [(x.path, x.line, x.section, x.symbol) for x in loc.extra] == extra
+
+
+# ADV16 #14: the place inside free text is found from its extension, not by re-reading
+# up to 200 characters at every start; what is found stays what it was
+@pytest.mark.parametrize(("text", "place"), [
+    ("see app/db.py:42 for the query", "app/db.py:42"),
+    ("at `src/a.py:42-56`.", "src/a.py:42-56"),
+    ("tests/test_x.py::test_parse fails", "tests/test_x.py::test_parse"),
+    ("in `lib/index.js`, lines 16-19", "lib/index.js`, lines 16-19"),
+    ("in lib/index.js line 7", "lib/index.js line 7"),
+    ("a.py:1 then b.py:2", "a.py:1"),
+    # the first place that has a path before its extension
+    (" .py:3 and a.py:4", "a.py:4"),
+    # an extension of more than 8 characters, or with a dash, is no extension
+    ("a.abcdefghi:3 b.txt:4", "b.txt:4"),
+    ("a.py-x:3", None),
+    # the path is the last 200 path characters before the extension
+    ("x" * 300 + ".py:3", "x" * 200 + ".py:3"),
+    ("a/" * 150 + "b.py:12", ("a/" * 150 + "b")[-200:] + ".py:12"),
+    # long dotted runs with no place after them (ADV16 #14's slow inputs)
+    ("a." * 5000, None),
+    ("www.example.com" * 1000, None),
+    ("a." * 5000 + "py:9", ("a." * 4999 + "a")[-200:] + ".py:9"),
+    ("no place here", None),
+    ("", None),
+])
+def test_a_place_inside_free_text(text: str, place: str | None) -> None:
+    assert location_in(text) == place

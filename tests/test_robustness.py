@@ -95,6 +95,17 @@ ADVERSARIAL = {
     "aphelion keys": "AGENT_RESULT: x\n" + "KEY: value\n" * 50_000,
     "location soup": "- " + "a.py:1, " * 200_000,
     "long pipe cell": "| " + "a\\|" * 200_000 + " |\n|---|\n",
+    # ADV16 #14: a place is looked for on a finding's line; long dotted runs were read
+    # again from every start (a minute for these)
+    "dotted heading": "### CRITICAL: " + "a." * 2_500_000,
+    "dotted list item": "Notes\n\n- **HIGH**: " + "www.example.com" * 350_000,
+    # ADV16 #5: finding heads have no length cap, so their titles are scanned to the end
+    "long finding head": "### CRITICAL: " + "x" * 5_000_000,
+    "numbered heading of parentheses": "Notes\n\n### 1. " + "(High, x " * 300_000,
+    "numbered bold of code spans": "Notes\n\n**1. " + "`a**b` " * 300_000,
+    # ADV16 #4: item lists after NEXT are read one by one
+    "lists after NEXT": "AGENT_RESULT: x\nSTATUS: failure\nNEXT: done\n"
+                        + "CRITICAL_ITEMS:\n  - C1: x\n" * 50_000,
 }
 
 

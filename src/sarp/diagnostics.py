@@ -113,6 +113,8 @@ _TABLE: Final[tuple[Code, ...]] = (
     Code("SARP214", WARNING, "unknown checklist status {written!r} on item {item!r}; read as"
          " {canonical!r}", "Write checklist statuses as applied, partial, missing or"
          " not-applicable."),
+    Code("SARP216", INFO, "{what} is written after the {part}; read all the same",
+         "Write every finding before the {part}."),
     # 3xx consistency between parts
     Code("SARP301", WARNING, "{where} says {name}: {declared} but {found} {what} found",
          "Make the counts match the findings you list."),

@@ -25,6 +25,7 @@ from sarp.dialects.prose import (
     SEVERITY_WORDS,
     finding_head_line,
     heads_a_group,
+    keep_findings_after,
     read_prose_findings,
 )
 from sarp.dialects.rendering import NOT_GIVEN, status_word, stop_reason
@@ -110,6 +111,10 @@ class Adr013Dialect:
             b.envelope = True
             b.closing_seen = True
             self._summary(b, summary.line, summary.end)
+            # a finding written after the Summary is still a finding (ADV16 #4)
+            count, said = len(b.findings), len(b.diagnostics)
+            self._findings(b, summary.line + 1, len(doc.lines))
+            keep_findings_after(b, count, said, "## Summary section")
         else:
             framed = "title" in b.fields or "files_reviewed" in b.metadata or any(
                 strip_emphasis(s.title).lower().startswith("findings") for s in secs)

@@ -185,7 +185,9 @@ class AphelionDialect:
         entries, end = _read_block(doc, start)
         tail_prose = any(doc.lines[i].strip() for i in range(end + 1, len(doc.lines))
                          if doc.kinds[i] != MARKER)
-        self._prose(b, end + 1, len(doc.lines))
+        late, tail = _lists_after(doc, end + 1)
+        for first, stop in tail:
+            self._prose(b, first, stop)
         after = list(b.findings)
         b.findings.clear()
         if strip_emphasis(doc.lines[start].strip().strip("`")) != doc.lines[start].strip():
@@ -193,7 +195,13 @@ class AphelionDialect:
         self._prose(b, 0, start)
         prose_findings = list(b.findings) + after
         b.findings.clear()
-        self._entries(b, entries)
+        self._entries(b, entries + late)
+        read = {raw.line for raw in b.findings}
+        closed = "NEXT line" if any(key == "NEXT" for _, key, _ in entries) else \
+            "AGENT_RESULT block"
+        for line, key, value in late:  # said only where the list held a finding
+            if read.intersection([at for at, _ in value] if isinstance(value, list) else [line]):
+                b.diag("SARP216", line, what=key, part=closed)
         items = Matcher(list(b.findings))
         as_listed = {id(raw): (raw.title, raw.description) for raw in b.findings}
         for raw in prose_findings:
@@ -204,8 +212,9 @@ class AphelionDialect:
         if bare:
             ids = {raw.id for raw in b.findings if raw.id}
             _expansions(b, 0, start, bare, ids)
-            _expansions(b, end + 1, len(doc.lines), bare, ids)
-        self._checks(b, entries, end)
+            for first, stop in tail:
+                _expansions(b, first, stop, bare, ids)
+        self._checks(b, entries + late, end)
         if tail_prose:
             b.closing_seen = None  # prose after the block: its end tells
 
@@ -542,21 +551,49 @@ def _text(value: Any) -> str:
     return str(value) if value is not None else ""
 
 
-def _read_block(doc: Document, start: int) -> tuple[list[tuple[int, str, Any]], int]:
+def _lists_after(doc: Document, start: int,
+                 ) -> tuple[list[tuple[int, str, Any]], list[tuple[int, int]]]:
+    """Item lists written after the block (`CRITICAL_ITEMS:` at the start of a line, its
+    items under it), which are the block's all the same (ADV16 #4); returns their entries
+    and the stretches of prose around them. A one-word key (`HIGH:` over a list) is left
+    to the prose, which reads it as a severity group; `CRITICAL: text` is prose."""
+    entries: list[tuple[int, str, Any]] = []
+    prose: list[tuple[int, int]] = []
+    first = i = start
+    while i < len(doc.lines):
+        key = _KEY.match(doc.lines[i]) if doc.kinds[i] == PLAIN and \
+            doc.lines[i][:1] not in (" ", "\t") else None
+        name = key["key"] if key is not None else ""
+        found, last = _read_block(doc, i, opens=False) if name.isupper() and "_" in name \
+            and item_list(name) is not None else ([], i)
+        if not found or not isinstance(found[0][2], list) or not found[0][2]:
+            i += 1
+            continue
+        entries.append(found[0])
+        prose.append((first, i))
+        first = i = last + 1
+    prose.append((first, len(doc.lines)))
+    return entries, prose
+
+
+def _read_block(doc: Document, start: int, *, opens: bool = True,
+                ) -> tuple[list[tuple[int, str, Any]], int]:
     """The block's (line, KEY, value) entries, lists as [(line, item)], and its last line.
 
     A value is a scalar, a list of items (`- x`, `- NAME: v`, or indented lines without
     dashes), or a block scalar after `KEY: |`. The block ends at a fence marker, at a
-    line that is neither a key nor indented, or after NEXT.
+    line that is neither a key nor indented, or after NEXT. `opens`: `start` is the
+    AGENT_RESULT line; else it is a key written after the block, and only its entry is read.
     """
     lines = doc.lines
     entries: list[tuple[int, str, Any]] = []
-    first = lines[start].strip().strip("`")
-    first = first.replace("**", "")
-    head = _KEY.match(first)
-    entries.append((start, "AGENT_RESULT", first[head.end() :].strip() if head else ""))
-    i = start + 1
-    last = start
+    i = last = start
+    if opens:
+        first = lines[start].strip().strip("`")
+        first = first.replace("**", "")
+        head = _KEY.match(first)
+        entries.append((start, "AGENT_RESULT", first[head.end() :].strip() if head else ""))
+        i = start + 1
     current: tuple[int, str] | None = None
     items: list[tuple[int, Any]] = []
     scalar: list[str] | None = None
@@ -599,6 +636,8 @@ def _read_block(doc: Document, start: int) -> tuple[list[tuple[int, str, Any]], 
             keyed = keyed.strip()
             match = _KEY.match(keyed)
         if (match is not None and not indented) or (match is not None and current is None):
+            if not opens and (entries or current is not None):
+                break  # a key written after the block: its entry alone
             close()
             key = match["key"].upper()
             if key != match["key"]:

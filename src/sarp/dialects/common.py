@@ -66,7 +66,7 @@ COLUMN: Final[dict[str, str]] = {
 LABEL: Final = r"[A-Z][A-Za-z0-9]{0,9}(?:[-_][A-Za-z0-9]{1,10}){0,3}"
 ID: Final = LABEL + r"[-_]?\d{1,5}"
 _ID_LIKE: Final = re.compile(ID + r"[a-z]?$")
-_DETAILS_HEAD: Final = re.compile(rf"(?P<id>{ID})\s?[:.)—–-]\s?(?P<title>.{{0,400}})$")
+_DETAILS_HEAD: Final = re.compile(rf"(?P<id>{ID})\s?[:.)—–-]\s?(?P<title>.*)$")
 # `ID: text`, `ID (text`, `ID `text``, `ID - text`: the id that leads a list item
 _ITEM_HEAD: Final = re.compile(rf"(?P<id>{LABEL}|\d{{1,4}})(?:\s?:\s|\s(?=[(`])|\s-\s)")
 STATUS_COLUMNS: Final = ("status", "result", "outcome", "pass/fail", "verdict", "state")
@@ -377,18 +377,33 @@ def read_tests_table(builder: Builder, table: Table, kind: str) -> list[dict[str
     return rows
 
 
-_INLINE_LOCATION: Final = re.compile(
-    r"`?(?P<loc>[\w./\-]{1,200}\.[A-Za-z][\w]{0,7}(?::\d{1,9}(?:-\d{1,9})?|::[\w\[\]-]{1,200}"
-    r"|`?,? lines? \d{1,9}(?:-\d{1,9})?))`?"
-)
+# A place in free text is `path.ext` (up to 200 path characters before the extension's
+# dot) followed by `:42`, `:42-56`, `::test_name` or ` line(s) 4`. Searching for the whole
+# shape re-reads up to 200 characters at every start (seconds per MB of `a.a.a…`), so the
+# search looks for a path character, the extension and what follows it, which is
+# bounded, and only then reads the path backwards from the extension's dot.
+_EXTENSION_BEFORE_PLACE: Final = re.compile(
+    r"(?<=[\w./\-])\.[A-Za-z]\w{0,7}(?=:\d|::[\w\[\]-]|`?,? lines? \d)")
+_PLACE_AFTER_PATH: Final = re.compile(
+    r":\d{1,9}(?:-\d{1,9})?|::[\w\[\]-]{1,200}|`?,? lines? \d{1,9}(?:-\d{1,9})?")
+_PATH_CHARS: Final = re.compile(r"[\w./\-]{1,200}")
 
 
 def location_in(text: str | None) -> str | None:
     """The first `path:line` or `file::test` written inside free text."""
     if not text or ("." not in text):
         return None
-    match = _INLINE_LOCATION.search(text)
-    return match["loc"] if match else None
+    ext = _EXTENSION_BEFORE_PLACE.search(text)
+    if ext is None:
+        return None
+    # the path is the run of path characters right before the dot (the lookbehind saw
+    # one), its last 200 at most; the extension holds no dot, so no later dot is its
+    dot = ext.start()
+    path = _PATH_CHARS.match(text[max(0, dot - 200):dot][::-1])
+    place = _PLACE_AFTER_PATH.match(text, ext.end())  # the lookahead saw its start
+    if path is None or place is None:
+        return None
+    return text[dot - path.end():place.end()]
 
 
 def read_references_table(builder: Builder, table: Table) -> None:

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from typing import Any, Final, NamedTuple
 
 from sarp.dialects.base import Builder, RawFinding
+from sarp.dialects.prose import read_findings_after
 from sarp.model import Result, Severity, Status
 from sarp.text import jsontext
 from sarp.text.lines import PLAIN, Document
@@ -420,6 +421,11 @@ class JsonDialect:
         start_line = base_line + text.count("\n", 0, span[0])
         value = read_object(b, value, start_line,
                             item_lines(text[span[0] : span[1]], start_line))
+        # Markdown findings after the object (or after its fence) are the reply's too
+        after = base_line + text.count("\n", 0, span[1]) + 1
+        if found is not None and found[0].open_at >= 0:
+            after = found[0].close_at + 1 if found[0].close_at >= 0 else len(doc.lines)
+        read_findings_after(b, after, "JSON object")
         if b.status_word is None:
             _without_status(b, value, start_line)
         if "summary" not in {RESULT_KEYS.get(key_name(key)) for key in value}:

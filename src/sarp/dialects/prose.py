@@ -17,13 +17,14 @@ from dataclasses import dataclass
 from typing import Final
 
 from sarp.dialects import common
-from sarp.dialects.base import Builder, RawFinding
+from sarp.dialects.base import Builder, Matcher, RawFinding
 from sarp.text.inline import bold_end, heading, key_value, list_item, strip_emphasis
 from sarp.text.lines import PLAIN
 from sarp.vocab import URGENCY, normalise_word, worse
 
 __all__ = ["SEVERITY_WORDS", "HeadLine", "finding_head_line", "heads_a_group",
-           "read_prose_findings", "severity_group"]
+           "keep_findings_after", "read_findings_after", "read_prose_findings",
+           "severity_group"]
 
 SEVERITY_WORDS: Final = frozenset({
     "critical", "important", "suggestion", "high", "medium", "low", "major", "minor",
@@ -37,21 +38,21 @@ SEVERITY_WORDS: Final = frozenset({
 # text fallback only, where no dialect gives the words another sense) heading one finding
 _URGENT_HEAD: Final = re.compile(
     r"\**(?P<sev>" + "|".join(map(re.escape, sorted(URGENCY, key=len, reverse=True)))
-    + r")(?: \([^()]{1,30}\))?\**\s*:\**\s*(?P<title>[^*\s].{0,500})$", re.IGNORECASE)
+    + r")(?: \([^()]{1,30}\))?\**\s*:\**\s*(?P<title>[^*\s].*)$", re.IGNORECASE)
 # what a severity head says when there is nothing under it: `**Blocking:** none.`
 _NOTHING: Final = re.compile(
     r"(?:none|nothing|n/?a|none found|nothing blocking|[-—–]|\d{1,6}(?: (?:issues?|findings?))?)"
     r"[.!]?(?:\s*(?:[—–-]\s.*|\(.*\)))?", re.IGNORECASE)
 # `## 5. Medium/Low: title` reads the worse of the two severities
 _HEAD: Final = re.compile(
-    r"(?:\d{1,3}[.)] )?(?P<pre>[^\w~\[]{0,6})\[?(?P<sev>~~[A-Za-z ]{2,20}~~|[A-Za-z]"
+    r"(?:\d{1,6}[.)] )?(?P<pre>[^\w~\[]{0,6})\[?(?P<sev>~~[A-Za-z ]{2,20}~~|[A-Za-z]"
     r"[A-Za-z0-9]{1,14}(?: [A-Za-z]{2,10})?)(?:/(?P<alt>[A-Za-z]{2,14}))?\]?(?: \([^()]{1,40}\))?"
-    r"(?: (?P<id>[A-Z]{1,8}-?\d{1,4})| ?#?(?P<num>\d{1,3}))?"
-    r"(?P<resolved> ?(?:→|->) ?RESOLVED)? ?(?:[:—–]|-(?= )) ?(?P<title>.{0,500})$"
+    r"(?: (?P<id>[A-Z]{1,8}-?\d{1,4})| ?#?(?P<num>\d{1,6}))?"
+    r"(?P<resolved> ?(?:→|->) ?RESOLVED)? ?(?:[:—–]|-(?= )) ?(?P<title>.*)$"
 )
 _ID_SEV_HEAD: Final = re.compile(
     rf"(?P<id>{common.ID})(?: ?[:—–-])? ?[(\[]"
-    r"(?P<sev>(?:[^()\[\]`]|`[^`\n]{1,80}`){2,160})[)\]] ?(?:[:—–-] ?)?(?P<title>.{0,500})$"
+    r"(?P<sev>(?:[^()\[\]`]|`[^`\n]{1,80}`){2,160})[)\]] ?(?:[:—–-] ?)?(?P<title>.*)$"
 )
 # Parentheses that rank a finding: a rank, maybe a second one (a range: the worse word
 # counts), maybe a note. The note may quote code with parentheses: `(Low, see `f()`)`.
@@ -73,13 +74,13 @@ _RANK_NOTE: Final = re.compile(
 # word (maybe qualified) and a colon or dash
 _ID_DASH_SEV_HEAD: Final = re.compile(
     rf"(?P<id>{common.ID}) ?[—–-] ?(?P<sev>[A-Za-z]{{2,14}})(?: \([^()]{{1,80}}\))?(?::| [—–-]) ?"
-    r"(?P<title>.{1,500})$")
+    r"(?P<title>.+)$")
 _ID_THEN_TITLE: Final = re.compile(rf"(?P<id>{common.ID}) ?[—–:-] ?")
 _PAREN_NOTE: Final = re.compile(rf" \(({_NOTE_TEXT}{{1,160}})\)")
 _PLACE_AFTER: Final = re.compile(r" ?[—–-] ?(.{1,200})")
 _BRACKET_HEAD: Final = re.compile(
-    r"(?:#?\d{1,3}[.):]?\s)?[\[(](?P<sev>[A-Za-z]{2,14}(?: [A-Za-z]{2,10})?)[\])]\s?[:—–-]?\s?"
-    r"(?P<title>.{1,500})$")
+    r"(?:#?\d{1,6}[.):]?\s)?[\[(](?P<sev>[A-Za-z]{2,14}(?: [A-Za-z]{2,10})?)[\])]\s?[:—–-]?\s?"
+    r"(?P<title>.+)$")
 # `### 3. A value containing ]= changes the key (Medium)`: a numbered heading with its
 # severity in parentheses at the end; read in the text fallback only (a dialect's own
 # sections may number a plan the same way), and only with a word that ranks a defect
@@ -88,7 +89,7 @@ _BRACKET_HEAD: Final = re.compile(
 # (and `## 1. title — **Medium** (serious if hit, but rare)`: a dash before it, a note after;
 # `## 6. title (Low, performance)`, `## 2. title (Medium-High)`: a note, a range)
 _TRAILING_SEV_HEAD: Final = re.compile(
-    r"#{2,6} #?\d{1,3}[.):] (?P<title>.{3,500}?) ?(?:[—–-]{1,2} ?)?"
+    r"#{2,6} #?\d{1,6}[.):] (?P<title>.{3,}?) ?(?:[—–-]{1,2} ?)?"
     rf"(?:\((?P<paren>(?:{_RANK_LABEL})?{_HEDGE}(?P<sev>[A-Za-z]{{2,14}}(?: [A-Za-z]{{2,10}})?)"
     rf"{_ASKED}(?:{_RANGE_SEP}(?P<alt>[A-Za-z]{{2,14}}){_ASKED})?"
     rf"(?P<said>(?:[,;:]| (?:{_CONDITION}|[—–-])) {_NOTE_TEXT}{{1,120}})?)\)"
@@ -111,13 +112,13 @@ _LOOSE_SEVERITY: Final = re.compile(
     r"(?<![\w-])(critical|blocker|high|major|important|medium|warning|minor|low|nit|"
     r"suggestion|cosmetic|bug|worth fixing|🔴|🟠|🟡|🟢)(?![\w-])", re.IGNORECASE)
 _AGENT_SUFFIX: Final = re.compile(
-    r"^(?P<title>.{1,500}?) (?:—|--|–) (?P<agent>[a-z][a-z0-9-]{2,60})$")
+    r"^(?P<title>.+?) (?:—|--|–) (?P<agent>[a-z][a-z0-9-]{2,60})$")
 _EMOJI: Final = frozenset("🔴🟠🟡🟢🔵🟣🟤⚪⚫⚠❌🚨💡ℹ❗")
 _SEVERITY_EMOJI: Final = frozenset("🔴🟠🟡🟢⚪🔵🟣")
 _NOT_GROUPS: Final = frozenset({"note", "notes", "blocker", "blockers", "error", "info"})
 _LEADING_ID: Final = re.compile(
     rf"(?P<id>{common.ID})(?: \((?P<where>[^()]{{1,120}})\)(?=[:—–]| -))?"  # `W1 (lines 2-9):`
-    r"(?:(?P<sep>\s?[:—–]\s?|\s-\s|\.\s)|\s(?=`)|$)(?P<rest>.{0,500})$")
+    r"(?:(?P<sep>\s?[:—–]\s?|\s-\s|\.\s)|\s(?=`)|$)(?P<rest>.*)$")
 
 
 def _leading_id(text: str) -> re.Match[str] | None:
@@ -157,9 +158,65 @@ _LABELS: Final = "finding|issue|bug|problem|defect|concern"
 _BOLD_TEXT: Final = r"(?:[^*`\n]|`[^`\n]{1,200}`|`(?![^`\n]*`)|`(?=[^`\n]*\*\*)|\*(?![*\n]))"
 # lead, its severity (if any) said after the title; read in the text fallback only
 # (also labelled, `**Issue 2: title** (High)`, its severity then maybe after the bold)
-_NUMBERED_BOLD: Final = re.compile(
-    rf"\*\*(?:(?:{_LABELS}) #?)?(?P<num>\d{{1,3}})[.):] "
-    rf"(?P<inner>{_BOLD_TEXT}{{3,400}})\*\*", re.IGNORECASE)
+_NUMBERED_LEAD: Final = rf"\*\*(?:(?:{_LABELS}) #?)?(?P<num>\d{{1,6}})[.):] "
+_NUMBERED_BOLD_LEAD: Final = re.compile(_NUMBERED_LEAD, re.IGNORECASE)
+# the same line once `_bold_text_end` has found where its bold closes (the end of the
+# text it is matched in): a title of any length, the regex taking no stack per character
+_NUMBERED_BOLD: Final = re.compile(rf"{_NUMBERED_LEAD}(?P<inner>.{{3,}})\*\*", re.IGNORECASE)
+_BOLD_TEXT_STOP: Final = re.compile(r"\*\*|[`\n]")
+
+
+def _numbered_bold(line: str) -> re.Match[str] | None:
+    """`**3. title (medium)** text`: the numbered bold lead and the title it closes."""
+    lead = _NUMBERED_BOLD_LEAD.match(line)
+    if lead is None:
+        return None
+    close = _bold_text_end(line, lead.end())
+    return _NUMBERED_BOLD.match(line, 0, close + 2) if close >= 0 else None
+
+
+def _bold_text_end(text: str, at: int) -> int:
+    """Where `_BOLD_TEXT{3,}\\*\\*` from `at` closes: the index of its `**`, or -1.
+
+    The same as the regex (which kept a stack entry per character, 170 bytes each, so it
+    was capped at 400): a code span (a backtick, 1-200 characters, a backtick) is one
+    piece, stars in it are code; a backtick with no other after it is text, and so is one
+    with `**` before the next; a lone star is text. Where no `**` closes the text, the
+    regex backtracks to the last code span that holds `**` and closes there."""
+    stop = text.find("\n", at)
+    end = len(text) if stop < 0 else stop
+    pieces = 0
+    fallback = -1  # the `**` in the last code span that holds one, reached with 3 pieces
+    i = at
+    while i < end:
+        found = _BOLD_TEXT_STOP.search(text, i, end)
+        special = end if found is None else found.start()
+        pieces += special - i  # plain characters and lone stars, one piece each
+        i = special
+        if i >= end:
+            break
+        if text[i] == "*":  # `**`: the bold closes, if it holds 3 pieces
+            if pieces >= 3:
+                return i
+            break
+        shut = text.find("`", i + 1, end)
+        if shut < 0:  # a backtick no other follows: text
+            pieces += 1
+            i += 1
+        elif 1 <= shut - i - 1 <= 200:  # a code span
+            stars = text.find("**", i + 1, shut)
+            if stars >= 0 and pieces + stars - i >= 3:
+                fallback = stars  # the regex's way back: the backtick as text
+            pieces += 1
+            i = shut + 1
+        elif text.find("**", i + 1, shut) >= 0:  # a backtick closed only by the bold
+            pieces += 1
+            i += 1
+        else:
+            break
+    return fallback
+
+
 _GROUP_TAIL: Final = re.compile(r"\s?(?:\(\d{1,4}\)|\d{1,4}|:|—.{0,60})\s?$|\s-.{0,60}$")
 # the words a reviewer ranks a finding with, as a label after a title or in a list item
 _RANK_WORDS: Final = "critical|blocker|high|major|important|medium|minor|low|nit"
@@ -173,7 +230,7 @@ _AFTER_BOLD: Final = re.compile(
 # `### 🔴 title`, `### 1. title — High`, `### title` under `## High`, and a run of
 # numbered headings (`### 1. title`) whose severity, if any, the body says
 _TAIL_RANK: Final = re.compile(
-    r"(?P<title>.{3,500}?)(?:(?: [—–-] ?)\**(?P<sev>[A-Za-z]{3,10})\**"
+    r"(?P<title>.{3,}?)(?:(?: [—–-] ?)\**(?P<sev>[A-Za-z]{3,10})\**"
     rf"| [\[(]\**(?P<paren>(?:{_RANK_LABEL})?{_HEDGE}(?P<sev2>[A-Za-z]{{3,10}}){_ASKED}"
     rf"(?:{_RANGE_SEP}(?P<alt>[A-Za-z]{{2,14}}){_ASKED})?"
     rf"(?P<said>(?:[,;:]| {_CONDITION}) {_NOTE_TEXT}{{1,120}})?)\**[\])]"
@@ -186,7 +243,7 @@ _RATED: Final = re.compile(r"(?:overall |test )?(?:confidence|risk|readability|"
 _GOOD_NEWS: Final = re.compile(r"(?:overall |test |my )?(?:confidence|readability|maintainability|"
                                r"quality|code quality|overall|overall assessment)", re.IGNORECASE)
 _NUMBER: Final = re.compile(
-    rf"#?\d{{1,3}}[.):] |(?:{_LABELS})(?: #?\d{{1,3}})?(?:[.:)]| [—–-]) ?", re.IGNORECASE)
+    rf"#?\d{{1,6}}[.):] |(?:{_LABELS})(?: #?\d{{1,6}})?(?:[.:)]| [—–-]) ?", re.IGNORECASE)
 # numbered sections of a report, not findings: `## 1. Summary`, `## 4. Things I checked`
 _SECTIONS: Final = re.compile(
     r"(?:summary|overview|overall(?: assessment)?|findings|issues|verdict|recommendations?|"
@@ -310,11 +367,13 @@ def _id_title_rank_head(text: str) -> tuple[str, str, bool, str | None] | None:
     maybe a place after it (kept in the title: a line-only place is no location)."""
     text = text.strip()
     head = _ID_THEN_TITLE.match(text)
-    if head is None or len(text) > 1000:
+    if head is None:
         return None
     # the rank is in the last parentheses that hold one (`(pure-Python)` earlier in the
-    # title and `(and 264)` in the place after it hold none)
-    for paren in reversed(list(_PAREN_NOTE.finditer(text, head.end() + 3))):
+    # title and `(and 264)` in the place after it hold none); they end the title or come
+    # before a short place, so a long head is searched at its end only
+    start = head.end() + 3 if len(text) <= 1000 else max(head.end() + 3, len(text) - 400)
+    for paren in reversed(list(_PAREN_NOTE.finditer(text, start))):
         word, note = _rank_in(paren.group(1))
         after = text[paren.end():]
         place = _PLACE_AFTER.fullmatch(after) if after else None
@@ -556,7 +615,7 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
             i = _add_block(b, raw, end, loose=loose, lead=tail)
             count += 1
             continue
-        numbered = _NUMBERED_BOLD.match(stripped) if loose else None
+        numbered = _numbered_bold(stripped) if loose else None
         if numbered is not None:
             raw, tail = _numbered_finding(numbered, i)
             i = _add_block(b, raw, end, loose=loose, lead=tail)
@@ -819,6 +878,42 @@ _LABELLED: Final = re.compile(rf"(?:^|(?<=[.!?;,] )|[(\[]|[—–-] |\*\*)({_RAN
 _LINE_MENTION: Final = re.compile(r"\b(?:[Ll]ines?|L)\s?\d{1,6}\b")
 
 
+def read_findings_after(b: Builder, start: int, part: str) -> None:
+    """Findings written after the reply's closing `part` (`### CRITICAL: title` after a
+    JSON object) are the reply's all the same (ADV16 #4); see `keep_findings_after`."""
+    count, said = len(b.findings), len(b.diagnostics)
+    read_prose_findings(b, start, len(b.doc.lines))
+    keep_findings_after(b, count, said, part)
+
+
+# what a head after a closing part gives when it is a count: `### CRITICAL: 0`, `2 (fixed)`
+_COUNT_ONLY: Final = re.compile(r"\d{1,6}(?:\s*(?:\(.*\)|[—–-].*))?")
+
+
+def keep_findings_after(b: Builder, count: int, diags: int, part: str) -> None:
+    """Of the findings read from `count` on (and the diagnostics from `diags` on), written
+    after the reply's closing `part`, keep (and say, SARP216) those that are findings:
+    under a heading or naming a place (`**Note:** I did not run the tests` is a remark,
+    `- none` under `**High:**` says nothing), not a count (`### CRITICAL: 0`), and not
+    restating a finding read before (its id, its place or its title: a recap). What was
+    said of a line that is no finding goes with it."""
+    known, late = b.findings[:count], b.findings[count:]
+    del b.findings[count:]
+    matcher = Matcher(known)
+    titles = {raw.title.lower() for raw in known if raw.title}
+    dropped: set[int] = set()
+    for raw in late:
+        what = raw.title or raw.description or raw.location or ""
+        if (raw.location or b.doc.lines[raw.line].lstrip().startswith("#")) and \
+                _COUNT_ONLY.fullmatch(what) is None and what.lower() not in titles and \
+                matcher.find(raw) is None:
+            b.diag("SARP216", raw.line, what=f"finding {what!r}", part=part)
+            b.findings.append(raw)
+        else:
+            dropped.add(raw.line + 1)  # diagnostics count lines from 1
+    b.diagnostics[diags:] = [d for d in b.diagnostics[diags:] if d.line not in dropped]
+
+
 def _body_says(lines: list[str], i: int, end: int) -> str | None:
     """What a heading's section [i, end) says: "severity" (a `Severity:`
     field), "place" (it names a line or a `path:line`), or None (nothing, or only that
@@ -920,13 +1015,13 @@ def _add_block(b: Builder, raw: RawFinding, end: int, stop: int | None = None, *
     return stop
 
 
-_BOLD_LEAD: Final = re.compile(
-    rf"\*\*(?P<title>{_BOLD_TEXT}{{3,200}})\*\*(?P<rest>.{{0,200}}?)(?: [—–-] ?|\s[(\[])"
-    r"\**(?P<sev>[A-Za-z]{3,10})\**[)\]]?\.?$")
+# what follows a bold title (closed where `_bold_text_end` says): a place, then the rank
+_BOLD_LEAD_TAIL: Final = re.compile(
+    r"\*\*(?P<rest>.{0,200}?)(?: [—–-] ?|\s[(\[])\**(?P<sev>[A-Za-z]{3,10})\**[)\]]?\.?$")
 
 
 _LABEL_BOLD: Final = re.compile(
-    rf"\*\*(?:{_LABELS}) #?\d{{1,3}}[.:)]?\*\*:? (?P<title>.{{3,400}}?)"
+    rf"\*\*(?:{_LABELS}) #?\d{{1,6}}[.:)]?\*\*:? (?P<title>.{{3,}}?)"
     r"(?: ?\((?P<sev>[A-Za-z]{3,10})\))?\.?$", re.IGNORECASE)
 
 
@@ -944,13 +1039,15 @@ def _labelled_bold(line: str, at: int) -> RawFinding | None:
 
 def _bold_led_finding(line: str, at: int) -> RawFinding | None:
     """`**title** (a.py:12) — High`: a bold title, a place, and a rank at the end."""
-    match = _BOLD_LEAD.match(line)
+    close = _bold_text_end(line, 2) if line.startswith("**") else -1
+    match = _BOLD_LEAD_TAIL.match(line, close) if close >= 0 else None
     if match is None or normalise_word(match["sev"]) not in _RANKS:
         return None
-    place = common.location_in(match["rest"]) or common.location_in(match["title"])
+    title = line[2:close]
+    place = common.location_in(match["rest"]) or common.location_in(title)
     if place is None and _LINE_MENTION.search(line) is None:
         return None
-    raw = RawFinding(line=at, severity=match["sev"], title=match["title"].strip().rstrip("."))
+    raw = RawFinding(line=at, severity=match["sev"], title=title.strip().rstrip("."))
     raw.location = place
     return raw
 
@@ -1132,7 +1229,7 @@ def _next_head(b: Builder, start: int, end: int, loose: bool = False) -> int:
                 _id_lead(line) is not None or (
                 severity_group(line) is not None and not line.startswith(("- ", "* "))):
             return i
-        if "AGENT_RESULT" in line or _NUMBERED_BOLD.match(line) or (
+        if "AGENT_RESULT" in line or _numbered_bold(line) or (
                 loose and line.startswith("**") and (_bold_led_finding(line, i) is not None
                                                      or _LABEL_BOLD.match(line) is not None
                                                      or _urgent_head(line) is not None)):

@@ -19,7 +19,8 @@ __all__ = [
     "strip_markup",
 ]
 
-_LIST_MARKER: Final = re.compile(r"[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+")
+# an ordered marker has up to 9 digits (CommonMark): `1000. [HIGH] text` is an item too
+_LIST_MARKER: Final = re.compile(r"[ \t]*(?:[-*+•]|\d{1,9}[.)])[ \t]+")
 _CHECKBOX: Final = re.compile(r"\[[ xX]\][ \t]+")
 
 
