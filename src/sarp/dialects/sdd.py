@@ -445,7 +445,7 @@ _EXCEPT: Final = r"(?:apart from|aside from|other than|besides|except|however|th
 # or row ids (`SEC-001 & SEC-002`, `sdd-001..sdd-010`); not `values above 255 ...`
 _ROW_ID: Final = r"[A-Za-z]{1,5}-?\d{1,4}"
 _ID_JOIN: Final = r"(?:, ?| and |,? or | to | through | ?[–&/-] ?|\.\.)"
-_POINTER: Final = (
+_BACK_TO_TABLE: Final = (
     r"(?:[\w'-]+ ){0,6}?(?:tables?|rows?|findings|issues|items|above|below|listed|lists)"
     r"(?: above| below)?(?: \([^()]{0,80}\))?[.!]?$"
     rf"|{_ROW_ID}(?:{_ID_JOIN}{_ROW_ID}){{0,20}}(?: above| below| in the table)?"
@@ -461,7 +461,7 @@ _NO_ISSUES: Final = re.compile(
     # a few words, that all is well (`None — the module is in good shape`); not `None
     # other than values above 255 …` nor `None, apart from the MD5 comment`
     r"(?:,? (?:beyond|besides|other than|outside(?: of)?|apart from|aside from|"
-    rf"except(?: for)?) (?:{_POINTER})"
+    rf"except(?: for)?) (?:{_BACK_TO_TABLE})"
     rf"|(?: [—–-] |, ?| ?\()(?!{_EXCEPT}\b|beyond\b|outside\b)"
     r"(?=(?:\S+ ){0,5}?(?<!not )(?:table|covered|listed|rows?|findings|good|fine|correct|"
     r"checks? out|clean|ok|okay|see above|see below)\b)"
