@@ -23,8 +23,10 @@ _MARKS: Final = ((codecs.BOM_UTF32_LE, "utf-32-le", "UTF-32"),
 def decode(data: bytes) -> tuple[str, str | None]:
     """The text of `data`, and what reading it took (None for plain UTF-8, with or without
     its byte order mark)."""
+    skipped = 0
     if data.startswith(codecs.BOM_UTF8):
-        data = data[len(codecs.BOM_UTF8):]
+        skipped = len(codecs.BOM_UTF8)
+        data = data[skipped:]
     else:
         for mark, codec, name in _MARKS:
             if data.startswith(mark):
@@ -34,8 +36,9 @@ def decode(data: bytes) -> tuple[str, str | None]:
         return data.decode("utf-8"), None
     except UnicodeDecodeError as exc:
         text = data.decode("utf-8", errors="replace")
-        return text, (f"bytes that are not UTF-8, the first at byte {exc.start}; "
-                      "each replaced with U+FFFD")
+        line = data.count(b"\n", 0, exc.start) + 1
+        return text, (f"bytes that are not UTF-8, the first at byte {exc.start + skipped} "
+                      f"(line {line}); each replaced with U+FFFD")
 
 
 def note_decoding(result: Result, note: str | None) -> Result:
