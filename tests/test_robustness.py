@@ -186,7 +186,7 @@ def test_a_failing_dialect_falls_back_to_plain_text(monkeypatch: pytest.MonkeyPa
     (b"RESULT: CLEAN \xff", "RESULT: CLEAN \ufffd", "bytes that are not UTF-8, the first at"
                                                     " byte 14 (line 1)"),
     # REVIEW16 #23: the offset counts from the file's start, a BOM included
-    (b"\xef\xbb\xbfa\nb \xff", "a\nb \ufffd", "bytes that are not UTF-8, the first at byte 8"
+    (b"\xef\xbb\xbfa\nb \xff", "a\nb \ufffd", "bytes that are not UTF-8, the first at byte 7"
                                                " (line 2)"),
 ])
 def test_bytes_in_other_encodings_are_read_and_said(data: bytes, text: str,
