@@ -19,6 +19,9 @@ __all__ = ["json_controls_escaped", "visible_controls"]
 
 # C0 but tab and newline, DEL, C1
 _CONTROL: Final = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# the same and newline: in a line of its own, a line break is a control too (it would
+# start a line that looks like sarp's, `file:1:1: SARP...`)
+_CONTROL_IN_LINE: Final = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
 
 
 def _hex_escape(match: re.Match[str]) -> str:
@@ -29,9 +32,11 @@ def _json_escape(match: re.Match[str]) -> str:
     return f"\\u{ord(match.group()):04x}"
 
 
-def visible_controls(text: str) -> str:
-    """`text` with each control character but tab and newline written as `\\x1b`."""
-    return _CONTROL.sub(_hex_escape, text) if _CONTROL.search(text) else text
+def visible_controls(text: str, *, line_breaks: bool = True) -> str:
+    """`text` with each control character but tab and newline written as `\\x1b`;
+    without `line_breaks` (text that must stay one line), newline too (`\\x0a`)."""
+    control = _CONTROL if line_breaks else _CONTROL_IN_LINE
+    return control.sub(_hex_escape, text) if control.search(text) else text
 
 
 def json_controls_escaped(json_text: str) -> str:
