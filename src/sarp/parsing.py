@@ -18,6 +18,7 @@ from typing import Final
 
 from sarp import diagnostics
 from sarp.dialects import DIALECTS, Builder, Policy, detect
+from sarp.dialects.rendering import WRITES_JSON, writable
 from sarp.dialects.sarif import is_sarif, results_from_sarif
 from sarp.model import Conformance, Delivery, Diagnostic, Result, Status, build
 from sarp.text import jsontext
@@ -318,7 +319,8 @@ def render(result: Result, dialect: str | None = None) -> str:
     name = dialect or result.dialect
     if name not in DIALECTS:
         raise KeyError(f"unknown dialect {name!r}; known: {', '.join(DIALECTS)}")
-    return DIALECTS[name].render(result)
+    # agent text must not write structure into the reply (dialects/rendering.py)
+    return DIALECTS[name].render(result if name in WRITES_JSON else writable(result))
 
 
 def lint(text: str, *, dialect: str | None = None,

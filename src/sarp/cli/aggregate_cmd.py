@@ -19,6 +19,7 @@ from sarp.aggregation import AggregationPolicy, Report, RulesError, aggregate, l
 from sarp.aggregation.inputs import InputError, distinct_ids, expand, load_file, load_text
 from sarp.aggregation.policy import DEDUPE_POLICIES
 from sarp.cli.common import OutputFailure, UsageFailure
+from sarp.cli.output import echo, echo_text
 from sarp.model import Result, Severity
 from sarp.renderers import REPORT_FORMATS, render_report
 from sarp.text.decode import decode, note_decoding
@@ -54,7 +55,7 @@ def _load(paths: tuple[str, ...], report_file: Path | None) -> list[Result]:
             for file in progress.track(files, description="read"):
                 results.extend(load_file(file, skipped))
     for line in skipped:
-        click.echo(f"sarp: {line}", err=True)
+        echo(f"sarp: {line}", err=True)  # file names are the run's, and so is their text
     return distinct_ids(results)
 
 
@@ -148,10 +149,10 @@ def command(paths: tuple[str, ...], dedupe: str | None, window: int | None,
         except OutputFailure as exc:
             # the report is written: a terminal that cannot take the summary must not turn
             # the --fail-on answer below into an I/O error
-            click.echo(f"sarp: warning: {exc} (the summary; the report is in {output})",
-                       err=True)
+            echo_text(f"sarp: warning: {exc} (the summary; the report is in {output})",
+                      err=True)
     else:
-        click.echo(text, nl=False)
+        echo_text(text, nl=False, is_json=fmt in ("json", "sarif"))
         if sys.stderr.isatty():
             _summary(report, Console(stderr=True, highlight=False))
     if fail_on == "never":

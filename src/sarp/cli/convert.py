@@ -13,6 +13,8 @@ import click
 
 from sarp import DIALECTS, Result, convert
 from sarp.cli.common import dialect_option, format_diagnostic, parse_inputs
+from sarp.cli.output import echo, echo_text
+from sarp.dialects.rendering import WRITES_JSON
 
 
 @click.command("convert")
@@ -28,11 +30,11 @@ def command(file: str, target: str, dialect: str | None) -> int:
     for result in parse_inputs((file,), dialect):
         name = result.id or "-"
         for diag in result.diagnostics:
-            click.echo(format_diagnostic(name, diag, "text"), err=True)
+            echo(format_diagnostic(name, diag, "text"), err=True)
         conversion = convert(_dated(result) if target == "cleo" else result, target)
-        click.echo(conversion.text, nl=False)
+        echo_text(conversion.text, nl=False, is_json=target in WRITES_JSON)
         for diag in conversion.losses:
-            click.echo(format_diagnostic(name, diag, "text"), err=True)
+            echo(format_diagnostic(name, diag, "text"), err=True)
         if not conversion.keeps_meaning:
             code = 1
     return code

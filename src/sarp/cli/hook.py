@@ -31,12 +31,13 @@ import click
 
 from sarp import DIALECTS, DiagnosticSeverity, parse
 from sarp.cli.common import OutputFailure
+from sarp.cli.output import echo, echo_text
 from sarp.prompts import reask
 from sarp.prompts.reask import defects
 
 
 def _warn(message: str) -> None:
-    click.echo(f"sarp hook: {message}", err=True)
+    echo(f"sarp hook: {message}", err=True)
 
 
 def _state_dir(option: str | None) -> Path:
@@ -195,7 +196,7 @@ def _subagent_stop(dialect: str | None, max_blocks_text: str, lenient: bool,
         _warn(f"cannot record the block count ({exc.strerror or exc}); letting the subagent"
               " stop rather than risk a loop")
         return 0
-    click.echo(json.dumps({"decision": "block", "reason": reason}))
+    echo_text(json.dumps({"decision": "block", "reason": reason}), is_json=True)
     return 0
 
 

@@ -9,7 +9,7 @@ import click
 
 from sarp import DiagnosticSeverity
 from sarp.cli.common import dialect_option, format_diagnostic, parse_inputs
-from sarp.cli.output import echo_diagnostic
+from sarp.cli.output import echo, echo_diagnostic, echo_text
 
 
 @click.command("lint")
@@ -32,9 +32,9 @@ def command(files: tuple[str, ...], dialect: str | None, strict: bool, fmt: str)
             if fmt == "json":
                 records.append({"file": name, **diag.model_dump(mode="json")})
             elif fmt == "github":
-                click.echo(format_diagnostic(name, diag, fmt))
+                echo(format_diagnostic(name, diag, fmt))
             else:
                 echo_diagnostic(name, diag)
     if fmt == "json":
-        click.echo(json.dumps(records, indent=2, ensure_ascii=False))
+        echo_text(json.dumps(records, indent=2, ensure_ascii=False), is_json=True)
     return 1 if failed else 0

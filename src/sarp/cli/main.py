@@ -24,7 +24,7 @@ from sarp.cli import (
     stack_cmd,
 )
 from sarp.cli.common import UsageFailure
-from sarp.cli.output import guarded_stdout
+from sarp.cli.output import echo_text, guarded_stdout
 
 __all__ = ["main", "run"]
 
@@ -62,7 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         exc.show()
         return 2
     except UsageFailure as exc:  # and OutputFailure: stdout refused a write
-        click.echo(f"sarp: error: {exc}", err=True)
+        echo_text(f"sarp: error: {exc}", err=True)  # it may name a file of the run
         return 2
     except click.Abort:
         click.echo("sarp: interrupted", err=True)
@@ -80,8 +80,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         import traceback
 
         traceback.print_exc()
-        click.echo(f"sarp: internal error: {type(exc).__name__}: {exc} (this is a sarp bug)",
-                   err=True)
+        echo_text(f"sarp: internal error: {type(exc).__name__}: {exc} (this is a sarp bug)",
+                  err=True)
         return 3
     return code if isinstance(code, int) else 0
 

@@ -17,7 +17,7 @@ import click
 
 from sarp import DiagnosticSeverity, manifest
 from sarp.cli.common import UsageFailure, read_inputs
-from sarp.cli.output import echo_diagnostic
+from sarp.cli.output import echo_diagnostic, echo_text
 from sarp.model import Diagnostic
 
 __all__ = ["group"]
@@ -78,7 +78,7 @@ def append_command(path: str, entry: str, profile: manifest.Profile,
         return 1
     except OSError as exc:  # only the manifest's own file: `file` problems are SARP506
         raise UsageFailure(f"cannot write {path}: {exc.strerror or exc}") from exc
-    click.echo(manifest.json_line(written))
+    echo_text(manifest.json_line(written), is_json=True)
     return 0
 
 
@@ -114,7 +114,7 @@ def query_command(path: str, id_: str | None, task: str | None, status: str | No
     _show(path, read.diagnostics, err=True)  # stdout stays JSON lines
     for data in manifest.query(read.entries, id=id_, task=task, status=status,
                                needs_followup=needs_followup):
-        click.echo(manifest.json_line(data))
+        echo_text(manifest.json_line(data), is_json=True)
     return 0
 
 

@@ -3,6 +3,14 @@
 # rich markup (`[bold]` in a finding stays literal). While a command runs, stdout is
 # guarded (`guarded_stdout`): whoever writes to it (click.echo, rich, print), a write the
 # system refuses becomes an OutputFailure that names stdout.
+#
+# Agent text reaches the terminal (or a CI log, which shows escape sequences the same
+# way) only through `for_terminal` (ADV16 #13): whatever `echo` and `echo_text` write
+# has its control characters made visible (`\x1b[2K` erases no line, `\x1b]0;...` sets
+# no title), on a terminal or not. `echo` writes one line, so a line break in agent
+# text is shown too (`\x0a`), never starting a line that looks like one of sarp's;
+# `echo_text` writes text laid out on lines (a report, a converted reply). JSON
+# (`echo_text(..., is_json=True)`) keeps the exact text in its own `\u` escapes.
 from __future__ import annotations
 
 import sys
@@ -10,13 +18,16 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO, cast
 
+import click
 from rich.console import Console
 from rich.text import Text
 
 from sarp.cli.common import OutputFailure
 from sarp.model import Diagnostic
+from sarp.text.controls import json_controls_escaped, visible_controls
 
-__all__ = ["echo", "echo_diagnostic", "guarded_stdout", "styled", "styled_code"]
+__all__ = ["echo", "echo_diagnostic", "echo_text", "for_terminal", "guarded_stdout",
+           "styled", "styled_code"]
 
 SEVERITY_STYLES = {
     "critical": "bold red", "major": "yellow", "minor": "cyan",
@@ -30,19 +41,35 @@ def _stream(err: bool) -> TextIO:
     return sys.stderr if err else sys.stdout
 
 
+def for_terminal(text: str, *, is_json: bool = False, one_line: bool = False) -> str:
+    """`text` as it may be written to a terminal: no control character left raw (tab
+    and newline lay it out, newline unless it is `one_line`); JSON text keeps its value
+    (`\\u001b`)."""
+    if is_json:
+        return json_controls_escaped(text)
+    return visible_controls(text, line_breaks=not one_line)
+
+
 def echo(*parts: str | tuple[str, str], err: bool = False) -> None:
-    """Write one line made of plain parts and (text, style) parts."""
+    """Write one line made of plain parts and (text, style) parts (`for_terminal`)."""
     stream = _stream(err)
     if not stream.isatty():
-        stream.write("".join(p if isinstance(p, str) else p[0] for p in parts) + "\n")
+        line = "".join(p if isinstance(p, str) else p[0] for p in parts)
+        stream.write(for_terminal(line, one_line=True) + "\n")
         return
     text = Text()
     for part in parts:
         if isinstance(part, str):
-            text.append(part)
+            text.append(for_terminal(part, one_line=True))
         else:
-            text.append(part[0], style=part[1])
+            text.append(for_terminal(part[0], one_line=True), style=part[1])
     Console(file=stream, soft_wrap=True, highlight=False).print(text)
+
+
+def echo_text(text: str, *, err: bool = False, nl: bool = True, is_json: bool = False) -> None:
+    """Write `text` (a line, a converted reply, a report, a JSON document) as it is,
+    but for its control characters (`for_terminal`)."""
+    click.echo(for_terminal(text, is_json=is_json), err=err, nl=nl)
 
 
 def styled_code(code: str, severity: str) -> tuple[str, str]:

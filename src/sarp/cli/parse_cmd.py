@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from sarp.cli.common import dialect_option, parse_inputs
-from sarp.cli.output import echo, styled
+from sarp.cli.output import echo, echo_text, styled
 
 
 def _dump(result: Any, no_raw: bool) -> dict[str, Any]:
@@ -26,12 +26,12 @@ def command(files: tuple[str, ...], dialect: str | None, fmt: str, no_raw: bool)
     results = list(parse_inputs(files, dialect))
     if fmt == "jsonl":
         for result in results:
-            click.echo(json.dumps(_dump(result, no_raw), ensure_ascii=False))
+            echo_text(json.dumps(_dump(result, no_raw), ensure_ascii=False), is_json=True)
     elif fmt == "json":
         payload: Any = [_dump(r, no_raw) for r in results]
         if len(results) == 1:
             payload = payload[0]
-        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        echo_text(json.dumps(payload, indent=2, ensure_ascii=False), is_json=True)
     else:
         for result in results:
             echo(f"{result.id}: {result.dialect} ", styled(result.status.value),

@@ -6,6 +6,7 @@ import json
 import click
 
 from sarp.cli.common import UsageFailure, dialect_option, parse_inputs
+from sarp.cli.output import echo_text
 from sarp.prompts import prompt, reask, schema
 from sarp.prompts.examples import ROLES
 
@@ -48,5 +49,5 @@ def reask_command(file: str, dialect: str | None) -> int:
         message = reask(result)
         if message is None:
             return 0
-        click.echo(message)
+        echo_text(message)  # it quotes the reply
     return 1

@@ -28,7 +28,7 @@ from sarp.dialects.prose import (
     keep_findings_after,
     read_prose_findings,
 )
-from sarp.dialects.rendering import NOT_GIVEN, status_word, stop_reason
+from sarp.dialects.rendering import NOT_GIVEN, prose_line, status_word, stop_reason
 from sarp.model import Finding, Result, Severity, Status
 from sarp.text.inline import key_value, list_item, strip_emphasis, strip_markup
 from sarp.text.lines import PLAIN, Document
@@ -231,13 +231,19 @@ class Adr013Dialect:
 
     def render(self, result: Result) -> str:
         agent = result.agent or ""
-        written = str(result.fields.get("title") or "")
+        written = inline(result.fields.get("title"))  # a field: it may hold lines
         title = written if _REVIEW_TITLE.match(written) else " ".join(
             [*(w.capitalize() for w in agent.split("-") if w), "Review"])
+        # the agent's name leads the title: `# Result: fail Review` must not be a RESULT
+        # line, nor `# Verdict: approved Review` the Summary (which findings precede)
+        title = prose_line(title, "# ")
+        if strip_emphasis(title).lower().startswith(("summary", "verdict")):
+            title = f"\\{title}"
         lines = [f"# {title}", ""]
         files = result.metadata.get("files_reviewed")
         if files:
-            lines += ["## Files Reviewed", *[f"- {f}" for f in files], ""]
+            lines += ["## Files Reviewed", *[f"- {prose_line(str(f), '- ')}" for f in files],
+                      ""]
         lines += ["## Findings", ""]
         word = {Severity.CRITICAL: "CRITICAL", Severity.MAJOR: "IMPORTANT",
                 Severity.MINOR: "SUGGESTION"}
@@ -252,7 +258,8 @@ class Adr013Dialect:
         if result.status is Status.CLEAN and (result.fields.get("skipped") or (
                 result.native_status or "").startswith("SKIPPED")):
             lines.append("- **Verdict**: SKIPPED")
-            lines.append(f"- **Reason**: {result.fields.get('reason') or 'nothing to review'}")
+            reason = inline(result.fields.get("reason")) or "nothing to review"
+            lines.append(f"- **Reason**: {reason}")
             return "\n".join(lines) + "\n"
         verdict = status_word(result, self.vocab, VERDICT_FOR)
         if verdict == "APPROVED" and result.findings:  # the template's APPROVED: none found

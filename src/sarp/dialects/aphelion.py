@@ -16,6 +16,7 @@
 # (reviewer, tester, doc-reviewer) are checked.
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Any, Final
@@ -23,8 +24,14 @@ from typing import Any, Final
 from sarp.dialects import common
 from sarp.dialects.base import Builder, Matcher, RawFinding
 from sarp.dialects.prose import read_prose_findings
-from sarp.dialects.rendering import NOT_GIVEN, status_word, stop_reason
-from sarp.model import Finding, Result, Severity, Status
+from sarp.dialects.rendering import (
+    NOT_GIVEN,
+    prose_line,
+    prose_lines,
+    status_word,
+    stop_reason,
+)
+from sarp.model import Finding, Location, Result, Severity, Status
 from sarp.text.inline import list_item, strip_emphasis, strip_markup
 from sarp.text.lines import FENCED, MARKER, PLAIN, Document
 from sarp.text.locations import parse_location
@@ -364,25 +371,31 @@ class AphelionDialect:
         if result.current_task:
             lines.append(f"CURRENT_TASK: {inline(result.current_task)}")
         # another dialect's metrics and fields become block keys too, except those
-        # that would be read as this block's own (a CLEO `status`, a bowser `Failed`)
+        # that would be read as this block's own (a CLEO `status`, a bowser `Failed`),
+        # and any this block reads findings from (a JSON reply's `warnings` field)
         reserved = OWN_FIELDS | COUNTS.keys() if result.dialect == "aphelion" else _RESERVED
         for key, value in [*result.metrics.items(), *result.fields.items()]:
-            if _block_key(key) not in reserved:
-                lines.extend(_render_value(_block_key(key), value))
+            block_key = _block_key(key)
+            if block_key not in reserved and (
+                    result.dialect == "aphelion" or item_list(block_key) is None):
+                lines.extend(_render_value(block_key, value))
         groups: dict[str, list[Finding]] = {}
-        for f in result.findings:
+        written = _with_readable_ids(result.findings)
+        for f in written:
             key = {"failed-test": "FAILED_TESTS", "failed-criterion": "FAILED_CONDITIONS"}.get(
                 f.type or "", _list_for(f))
             groups.setdefault(key, []).append(f)
         for count_key, word in COUNTS.items():
-            n = sum(1 for f in result.findings if _list_for(f) == f"{word}_ITEMS" and
+            n = sum(1 for f in written if _list_for(f) == f"{word}_ITEMS" and
                     f.type not in ("failed-test", "failed-criterion"))
             if n or f"{word}_ITEMS" in groups or count_key in result.metrics:
                 lines.append(f"{count_key}: {n}")
+        # the location each prose section may name, and whether the item names it too
+        placed: dict[str, tuple[str | None, bool]] = {}
         for key, findings in groups.items():
             lines.append(f"{key}:")
             for f in findings:
-                loc = location_text(f.location) if f.location else None
+                loc = _item_place(f.location)
                 text = inline((f.description or f.title or "").split("\n\n", 1)[0])
                 if f.type in ("failed-test", "failed-criterion"):
                     # `name - error (place)`: the test's name leads, as testers write it
@@ -391,38 +404,81 @@ class AphelionDialect:
                     body = text if not name or text.startswith(name) else f"{name} - {text}"
                     body = body if not loc or loc in body else f"{body} ({loc})"
                 else:
-                    body = f"{loc} - {text}" if loc else text
-                lines.append(f"  - {f.id}: {body}")
+                    # a place with nothing after it is read as text that names a place
+                    body = f"{loc} - {text or NOT_GIVEN}" if loc else text
+                # an item with nothing after its id is not read as that id's item
+                lines.append(f"  - {f.id}: {body or NOT_GIVEN}")
+                # a place the item does not carry is named in the prose section only
+                # when the item reads none from its text: two places, two findings
+                placed[f.id] = (location_text(f.location) if f.location and (
+                    loc or common.location_in(body) is None) else None, loc is not None)
         # an agent that stopped short pauses the flow (seed 003's blocked example)
         stopped = result.status in (Status.PARTIAL, Status.BLOCKED)
         lines.append(f"NEXT: {result.next or ('suspended' if stopped else 'done')}")
-        prose = [line for f in result.findings for line in _prose_section(f)]
+        prose = [line for f in written for line in _prose_section(f, *placed[f.id])]
         return "\n".join([*prose, *lines]) + "\n"
 
 
-def _prose_section(f: Finding) -> list[str]:
+def _item_place(location: Location | None) -> str | None:
+    """The location as an item line writes it (`F1: a.py:3 - text`), or None when the
+    item would not read it back as that place: the item reads a place with a path, up
+    to its first ` - `."""
+    if location is None:
+        return None
+    text = location_text(location)
+    if " - " in text or " — " in text:
+        return None
+    read = parse_location(strip_markup(text))
+    return text if read is not None and read.path is not None and _spot(read) == _spot(
+        location) else None
+
+
+def _spot(location: Location) -> tuple[object, ...]:
+    return (location.path, location.line, location.end_line, location.section,
+            location.symbol)
+
+
+def _with_readable_ids(findings: list[Finding]) -> list[Finding]:
+    """The findings, each under an id that its item line reads back as its id. Another
+    (`x y`, `- F9: evil.py:1 - text`) would be read as the item's text, its place as the
+    item's place, and the prose section written under it as a finding of its own: such
+    a finding is written under the first free `F<n>` (`sarp.convert` reports the id)."""
+    taken = {f.id for f in findings}
+    fresh = (f"F{n}" for n in itertools.count(1) if f"F{n}" not in taken)
+    out = []
+    for f in findings:
+        lead = common.item_id(f"{f.id}: text")
+        readable = lead is not None and lead[0] == f.id and (
+            common.is_id_like(f.id) or f.id.isdigit())
+        out.append(f if readable else f.model_copy(update={"id": next(fresh)}))
+    return out
+
+
+def _prose_section(f: Finding, location: str | None, in_item: bool) -> list[str]:
     """What an item line cannot hold (title, impact, fix, more text), written as the
-    finding prose reviewers put before the block; parse merges it with the item by id."""
+    finding prose reviewers put before the block; parse merges it with the item by id.
+    `location`: the place it names, which the item names too when `in_item`."""
     more = (f.description or "").split("\n\n", 1)[1:]
     if f.type in ("failed-test", "failed-criterion"):
         # what was run and seen, as the expansion a tester writes under its id
         lines = [line for line in more[0].split("\n") if line.strip()] if more and f.id else []
-        return [f"- {f.id}: {lines[0]}", *(f"  {line}" for line in lines[1:]), ""] \
+        return [f"- {f.id}: {lines[0]}", *(f"  {line}" for line in prose_lines(
+            "\n".join(lines[1:])) if line), ""] \
             if lines else []
     bullets = [(label, value) for label, value in (
-        ("Location", location_text(f.location) if f.location else None),
+        ("Location", location),
         ("Counter-location", location_text(f.counter_location) if f.counter_location
          else None),
         ("Impact", f.impact), ("Fix", f.suggestion), ("Type", f.type),
         ("Confidence", None if f.confidence is None else f"{f.confidence:g}"),
         ("Agent", f.agent)) if value]
-    if not (f.title or more or len(bullets) > (f.location is not None)):
+    if not (f.title or more or len(bullets) > (location is not None and in_item)):
         return []
     word = _list_for(f).removesuffix("_ITEMS")
     out = [f"### {word} {f.id}: {inline(f.title or '')}".rstrip()]
     out.extend(f"- **{label}**: {inline(value)}" for label, value in bullets)
     for paragraph in more[0].split("\n\n") if more else ():
-        out.extend(["", inline(paragraph)])
+        out.extend(["", prose_line(inline(paragraph))])
     return [*out, ""]
 
 
@@ -494,8 +550,11 @@ def status_is_not(b: Builder, *words: str) -> bool:
 
 
 def _block_key(key: str) -> str:
-    """A field name as a block key: `title` -> `TITLE`, `files reviewed` -> `FILES_REVIEWED`."""
-    return re.sub(r"[^A-Z0-9]+", "_", key.upper()).strip("_")[:48].rstrip("_") or "FIELD"
+    """A field name as a block key: `title` -> `TITLE`, `files reviewed` -> `FILES_REVIEWED`.
+    The block reads a key of two characters or more that starts with a letter, so `x` is
+    written `FIELD_X` (a key it did not read would end the block there)."""
+    name = re.sub(r"[^A-Z0-9]+", "_", key.upper()).strip("_")[:48].rstrip("_")
+    return name if re.fullmatch(r"[A-Z][A-Z0-9_]+", name) else f"FIELD_{name}".rstrip("_")
 
 
 def _list_for(f: Finding) -> str:
@@ -519,7 +578,10 @@ def _render_value(key: str, value: Any) -> list[str]:
         return [f"{key}:", *[f"  {k}: {inline(v)}" for k, v in value.items()]]
     text = str(value)
     if "\n" in text:
-        return [f"{key}: |", *[f"  {line}".rstrip() for line in text.split("\n")]]
+        # the block reads its list items and indented lines as values, whatever they
+        # say; a block scalar's lines still go through prose_lines, for a fence that
+        # would reach past it
+        return [f"{key}: |", *[f"  {line}".rstrip() for line in prose_lines(text)]]
     return [f"{key}: {inline(text)}"]
 
 

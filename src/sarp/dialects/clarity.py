@@ -21,7 +21,7 @@ from typing import Any, Final
 from sarp.dialects import common
 from sarp.dialects.base import Builder, RawFinding
 from sarp.dialects.prose import read_prose_findings
-from sarp.dialects.rendering import NOT_GIVEN, status_word, stop_reason
+from sarp.dialects.rendering import NOT_GIVEN, prose_line, status_word, stop_reason
 from sarp.model import ChecklistStatus, Finding, Result, Severity, Status
 from sarp.text.inline import key_value, strip_emphasis
 from sarp.text.lines import MARKER, Document
@@ -495,7 +495,7 @@ class ClarityDialect:
         if not meta:
             meta["protocol"] = "v1"  # an empty block is no block: say the version
         for key, value in meta.items():
-            lines.append(f"**{key.title()}**: {_scalar(value, key)}")
+            lines.append(f"**{prose_line(key.title())}**: {_scalar(value, key)}")
         lines.append("---")
         lines.append("")
         # a verification reply's failed items, and the failed rows of the test, criteria
@@ -516,7 +516,8 @@ class ClarityDialect:
             for f in items:
                 if f.type in placed:
                     lines.extend([f"### {(f.type or '').title()}: {inline(f.title or f.id)}",
-                                  location_text(f.location) if f.location else "", ""])
+                                  prose_line(location_text(f.location)) if f.location else "",
+                                  ""])
         if own:
             lines.extend(table(FINDING_COLUMNS, [_finding_row(f) for f in own]))
             lines.append("")
@@ -664,10 +665,10 @@ def _details(f: Finding) -> list[str]:
                                else f"{f.confidence:g}"), ("Agent", f.agent)) if value]
     if not (f.title or more or bullets):
         return []
-    out = [f"### {f.id}: {f.title or ''} ({f.severity.value})".replace(":  (", ": (")]
+    out = [f"### {prose_line(f.id)}: {f.title or ''} ({f.severity.value})".replace(":  (", ": (")]
     out.extend(f"- **{label}**: {inline(value)}" for label, value in bullets)
     for paragraph in more[0].split("\n\n") if more else ():
-        out.extend(["", inline(paragraph)])
+        out.extend(["", prose_line(inline(paragraph))])
     return [*out, ""]
 
 

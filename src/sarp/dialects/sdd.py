@@ -19,7 +19,7 @@ from typing import Final
 from sarp.dialects import common
 from sarp.dialects.base import Builder, Matcher, RawFinding
 from sarp.dialects.prose import read_prose_findings
-from sarp.dialects.rendering import status_word, stop_reason
+from sarp.dialects.rendering import prose_line, prose_lines, status_word, stop_reason
 from sarp.model import ChecklistItem, ChecklistStatus, Finding, Result, Severity, Status
 from sarp.text.inline import key_value, list_item, strip_emphasis, strip_markup
 from sarp.text.lines import PLAIN, Document
@@ -299,7 +299,7 @@ class SddDialect:
 
     def render(self, result: Result) -> str:
         agent = result.agent or "agent"
-        written = str(result.fields.get("title") or "")
+        written = inline(result.fields.get("title"))  # a field: it may hold lines
         title = written[: -len(" Result")] if written.endswith(" Result") else " ".join(
             w.capitalize() for w in agent.split("-"))
         word = status_word(result, self.vocab, STATUS_FOR)
@@ -308,9 +308,9 @@ class SddDialect:
         if not blockers and reason and result.status in (Status.ERROR, Status.BLOCKED) and \
                 not result.fields.get("error_details"):
             blockers = [reason]  # the contract's place for what stopped the work
-        lines = [f"## {title} Result", "", "### Status", word, ""]
+        lines = [f"## {prose_line(title, '## ')} Result", "", "### Status", word, ""]
         if result.summary:
-            lines += ["### Summary", result.summary, ""]
+            lines += ["### Summary", *prose_lines(result.summary), ""]
         derived = common.derived_findings(result, checklist=True, tables=("tests",))
         issues = [f for f in result.findings if f.type == "issue"]
         rows = [f for f in result.findings if f.id not in derived and f.type != "issue"]
@@ -344,14 +344,14 @@ class SddDialect:
             # with nothing to put in them, the Key References section still says so
             lines += ["### Key References", "None.", ""]
         if confidence is not None:
-            lines += ["### Confidence", str(confidence), ""]
+            lines += ["### Confidence", prose_line(str(confidence)), ""]
         if issues:
             lines += ["### Issues", *[_issue_line(f) for f in issues], ""]
         if result.next_steps:
-            lines += ["### Next Steps", *[f"{n}. {s}" for n, s in enumerate(
-                result.next_steps, 1)], ""]
+            lines += ["### Next Steps", *[f"{n}. {prose_line(s, f'{n}. ')}" for n, s in
+                                          enumerate(result.next_steps, 1)], ""]
         if blockers:
-            lines += ["### Blockers", *[f"- {s}" for s in blockers], ""]
+            lines += ["### Blockers", *[f"- {prose_line(s, '- ')}" for s in blockers], ""]
         details_table = result.fields.get("error_details")
         if isinstance(details_table, dict) and details_table:
             lines += ["### Error Details", *table(("Aspect", "Value"),
@@ -359,7 +359,9 @@ class SddDialect:
         for key, value in result.fields.items():
             if key in _OWN_FIELDS or not isinstance(value, str) or _reserved(key):
                 continue
-            lines += [f"### {_SECTION_TITLES.get(key, key)}", value, ""]
+            lines += [f"### {prose_line(_SECTION_TITLES.get(key, key), '### ')}",
+                      *prose_lines(value),
+                      ""]
         return "\n".join(lines).rstrip() + "\n"
 
 
@@ -410,9 +412,10 @@ def _issue_details(f: Finding) -> list[str]:
     more = (f.description or "").split("\n\n", 1)[1:]
     if not (f.title or f.impact or f.suggestion or more):
         return []
-    out = [f"**{f.id}: {inline(f.title or '')}**".replace(": **", ":**")]
+    out = [f"**{prose_line(f.id)}: {inline(f.title or '')}**".replace(": **", ":**")]
     for n, paragraph in enumerate(more[0].split("\n\n") if more else ()):
-        out.extend([inline(paragraph)] if n == 0 else ["", inline(paragraph)])
+        line = prose_line(inline(paragraph))
+        out.extend([line] if n == 0 else ["", line])
     if f.impact:
         out.append(f"**Risk**: {inline(f.impact)}")
     if f.suggestion:

@@ -10,9 +10,9 @@ from typing import Final
 
 from sarp.dialects import common
 from sarp.dialects.adr013 import finding_bullets
-from sarp.dialects.base import Builder
+from sarp.dialects.base import Builder, RawFinding
 from sarp.dialects.prose import finding_head_line, read_prose_findings
-from sarp.dialects.rendering import stop_reason
+from sarp.dialects.rendering import prose_lines, stop_reason
 from sarp.model import Finding, Result, Severity, Status
 from sarp.text.lines import Document
 from sarp.text.tables import find_tables
@@ -47,8 +47,8 @@ class TextDialect:
         reason = stop_reason(result) if result.status not in (
             Status.CLEAN, Status.FINDINGS) else None
         lines = [f"{status} ({inline(reason)})" if reason else status]
-        if result.summary:
-            lines += ["", result.summary.strip()]
+        if result.summary:  # for the reader: no reader takes its lines for findings
+            lines += ["", *prose_lines(result.summary.strip(), loose=True)]
         for f in result.findings:  # a bold head, then ADR-013's field bullets
             lines += ["", _head(f), *finding_bullets(f)]
         return "\n".join(lines) + "\n"
@@ -57,16 +57,27 @@ class TextDialect:
 def _head(f: Finding) -> str:
     """`**Major A1: title**`: the first form the prose reader takes back with the
     finding's id and title (`**Major 7: title**` reads 7 as a number, so the id is left
-    out there); a finding with neither title nor text is called by its id."""
+    out there); a finding with neither title nor text is called by its id. A title the
+    reader cuts (`'**' follows ...`) is kept as far as it reads (sarp.convert says so);
+    one that leaves no head the reader takes is left out, since without a head the
+    bullets below would be read as findings of their own."""
     word = f.severity.value.capitalize()
     title = inline(headline(f.title, f.description, f"Finding {f.id}"))
     forms = (f"**{word} {f.id}: {title}**", f"**{word}: {title}**")
     for form in forms:
-        head = finding_head_line(form)
-        read = head.finding(0) if head is not None else None
+        read = _read_head(form)
         if read is not None and read.title == title and read.id in (f.id, None):
             return form
-    return forms[0]  # a title the reader cuts (`'**' follows ...`): sarp.convert says so
+    for form in (*forms, f"**{word} {f.id}: Finding {f.id}**", f"**{word}: Finding {f.id}**"):
+        read = _read_head(form)
+        if read is not None and read.id in (f.id, None):
+            return form
+    return f"**{word}: Finding**"
+
+
+def _read_head(line: str) -> RawFinding | None:
+    head = finding_head_line(line)
+    return head.finding(0) if head is not None else None
 
 
 TEXT: Final = TextDialect()

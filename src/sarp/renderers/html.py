@@ -7,7 +7,9 @@
 #   sha256, and nothing else (no other script, no inline event handler, no network).
 # - Every string that came from an agent or a user (titles, descriptions, paths, agent
 #   names, result ids, work units, notes, reasons, rule names) goes through `_text`,
-#   html.escape with quote=True, whether it lands in element content or an attribute.
+#   html.escape with quote=True, whether it lands in element content or an attribute,
+#   and control characters written visibly (`\x1b`: a browser shows NUL and ESC as
+#   nothing, and the page may be shown as text).
 #   Escaping is the wall; the CSP only backs it up.
 # - The script carries no data. It sorts and filters the table rows already in the
 #   page, taking numeric and rank keys from `data-sort` attributes and every other key
@@ -25,6 +27,7 @@ from html import escape
 
 from sarp.aggregation.report import Report, ReportFinding, Source
 from sarp.model import Location, Severity
+from sarp.text.controls import visible_controls
 
 __all__ = ["render"]
 
@@ -181,7 +184,7 @@ def render(report: Report) -> str:
 
 def _text(value: object) -> str:
     """Any value as HTML text, safe inside element content and quoted attributes."""
-    return escape(str(value), quote=True)
+    return escape(visible_controls(str(value)), quote=True)
 
 
 def _where(location: Location | None) -> str:

@@ -9,13 +9,15 @@
 #   ## Gaps                           results that did not finish, and why
 #
 # Agent text is untrusted: table cells have pipes escaped and newlines folded, so a
-# reply cannot break the table or open a heading.
+# reply cannot break the table or open a heading, and control characters are written
+# visibly (`\x1b`), so the report can go to a terminal (`sarp aggregate` prints it).
 from __future__ import annotations
 
 import re
 
 from sarp.aggregation.report import Report, ReportFinding
 from sarp.model import Location, Severity
+from sarp.text.controls import visible_controls
 
 __all__ = ["render"]
 
@@ -45,7 +47,7 @@ def _inert(text: str) -> str:
 
 def _cell(text: object, limit: int = _CELL_LIMIT) -> str:
     """Agent text as one table cell: one line, pipes escaped, HTML inert."""
-    value = " ".join(str(text).split()) if text is not None else ""
+    value = visible_controls(" ".join(str(text).split())) if text is not None else ""
     if len(value) > limit:
         value = value[: limit - 1].rstrip() + "…"
     return _html_safe(value.replace("\\", "\\\\").replace("|", "\\|")) or "--"
@@ -53,7 +55,7 @@ def _cell(text: object, limit: int = _CELL_LIMIT) -> str:
 
 def _inline(text: object) -> str:
     """Agent prose on one line of its own, unable to start a heading or a list."""
-    value = _html_safe(" ".join(str(text or "").split()))
+    value = _html_safe(visible_controls(" ".join(str(text or "").split())))
     return "\\" + value if value[:1] in "#>-*+|=" and value else value
 
 
