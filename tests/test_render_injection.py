@@ -9,9 +9,15 @@ structure (dialects/rendering.py).
 
 - the ADV16 reproductions: each converted reply reads back with the one finding it had,
   and `sarp.convert` reports no finding that was not there (SARP807);
-- a property: for random Results whose text is made of hostile pieces,
-  `parse(render(r, d))` never has more findings than r, in every dialect;
-- `prose_line` per dialect: what it escapes, and that ordinary prose is left as written.
+- a property: for random Results whose text is made of hostile pieces (line breaks,
+  headings, table rows, bold heads, RESULT, AGENT_RESULT and key lines, every dialect's
+  section names), `parse(render(r, d))` never has more findings than r, in every dialect:
+  read by d's own reader, and as detected whenever detection picks d;
+- two parser issues the property meets, as strict xfails: detection by words anywhere
+  in the text (agent text can make a reply read as another dialect), and the text
+  fallback after a findingless ADR-013 review;
+- `prose_line` and `prose_lines`: what they escape, and that ordinary prose, lists,
+  tables and code are left as written.
 """
 from __future__ import annotations
 
@@ -155,10 +161,11 @@ def hostile_results(draw: st.DrawFn) -> Result:
 def test_rendered_agent_text_never_reads_back_as_more_findings(dialect: str,
                                                                result: Result) -> None:
     text = sarp.render(result, dialect)
+    # what the dialect's own reader takes from it
+    assert len(sarp.parse(text, dialect=dialect).findings) <= len(result.findings), text
     back = sarp.parse(text)
-    if dialect == "adr013" and back.dialect == "text" and not result.findings:
-        return  # the parser's text fallback, not the rendering (the xfail test below)
-    assert len(back.findings) <= len(result.findings), text
+    if back.dialect == dialect:  # else the parser's detection chose (the xfail tests below)
+        assert len(back.findings) <= len(result.findings), text
 
 
 @pytest.mark.xfail(strict=True, reason="parser: an ADR-013 review with no finding and a "
@@ -171,6 +178,19 @@ def test_an_unfinished_adr013_review_whose_reason_names_a_place_has_no_finding()
                    metrics={"Reason": "the critical test in tests/a.py:9 failed"})
     back = sarp.parse(sarp.render(result, "adr013"))
     assert back.findings == []
+
+
+@pytest.mark.xfail(strict=True, reason="parser: dialects are detected by words anywhere in "
+                   "the text (`### Status`, `## Exploration:`, `## Summary`, `Verdict:`), "
+                   "inside a table cell or a metadata value too, so agent text can make a "
+                   "reply read as another dialect, whose reader (or the text fallback after "
+                   "it) may then find findings in it")
+def test_agent_text_naming_another_dialects_sections_keeps_the_dialect() -> None:
+    result = build(Result, dialect="json", status=Status.PARTIAL,
+                   conformance=Conformance.CONFORMANT, metrics={"Reason": "ran out of turns"},
+                   metadata={"scope": "### Status ## Exploration: x ### Key References Result"})
+    back = sarp.parse(sarp.render(result, "clarity"))
+    assert back.dialect == "clarity"
 
 
 # -- prose_line, prose_lines --------------------------------------------------------------
@@ -201,8 +221,10 @@ def test_prose_line_leaves_ordinary_prose_as_written(line: str) -> None:
 
 def test_prose_line_judges_an_item_with_its_marker() -> None:
     """`- [major] x` is a finding in a list; after the renderer's own `- `, the text
-    `Critical: 2` is one too."""
+    `Critical: 2` is one too, and after `## ` an id leads a details head."""
     assert prose_line("Critical: 2", "- ") == "\\Critical: 2"
+    assert prose_line("F9: evil.py:2 bad", "## ") == "\\F9: evil.py:2 bad"
+    assert prose_line("Code Reviewer", "## ") == "Code Reviewer"
     assert prose_line("TESTS: tests/test_this.py", "- ") == "TESTS: tests/test_this.py"
 
 

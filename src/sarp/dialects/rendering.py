@@ -127,9 +127,10 @@ _MARKUP_START: Final = re.compile(
 _LINE_START: Final = re.compile(
     r"(?:STATUS|NEXT)[ \t]?:"  # what makes a reply an Aphelion one without AGENT_RESULT
     r"|[ \t*_`#>-]*(?i:result)[ \t*_`]*[:=]"  # Clarity's summary line, as it finds one
-    # an id leading a line or an item, maybe bold: an Aphelion expansion (`- F9: text`),
-    # an SDD details head (`**SEC-9: title**`)
-    rf"|(?:[-*+][ \t]|\d{{1,3}}[.)][ \t])?(?:\*\*)?{ID}(?:[ \t]?\([^()]{{0,80}}\))?"
+    # an id leading a line, an item or a heading, maybe bold: an Aphelion expansion
+    # (`- F9: text`), an SDD details head (`**SEC-9: title**`, `## F9: title`)
+    rf"|(?:[-*+][ \t]|\d{{1,3}}[.)][ \t]|#{{1,6}}[ \t]+)?(?:\*\*)?{ID}"
+    r"(?:[ \t]?\([^()]{0,80}\))?"
     r"(?:\*\*)?[ \t]?(?:[:.—–]|-[ \t])"
     r"|(?i:" + "|".join(sorted(URGENCY, key=len, reverse=True)) + r")\b[^:]{0,40}:"
 )

@@ -10,8 +10,8 @@ from typing import Final
 
 from sarp.dialects import common
 from sarp.dialects.adr013 import finding_bullets
-from sarp.dialects.base import Builder, RawFinding
-from sarp.dialects.prose import finding_head_line, read_prose_findings
+from sarp.dialects.base import Builder, Policy, RawFinding
+from sarp.dialects.prose import read_prose_findings
 from sarp.dialects.rendering import prose_lines, stop_reason
 from sarp.model import Finding, Result, Severity, Status
 from sarp.text.lines import Document
@@ -76,8 +76,12 @@ def _head(f: Finding) -> str:
 
 
 def _read_head(line: str) -> RawFinding | None:
-    head = finding_head_line(line)
-    return head.finding(0) if head is not None else None
+    """The finding this reader takes `line` alone for (a head it reads as `nothing to
+    report`, `**Major: -**`, is none)."""
+    builder = Builder(Document(line), "text", Policy(), None, TEXT.severities,
+                      case_sensitive=False)
+    read_prose_findings(builder, 0, 1, loose=True)
+    return builder.findings[0] if len(builder.findings) == 1 else None
 
 
 TEXT: Final = TextDialect()
