@@ -41,6 +41,7 @@ def test_directories_globs_and_files_expand_in_a_stable_order(tmp_path: Path) ->
     ("[a].md", ["a.md"]),
     ("[!a].md", ["b.md"]),
     ("sub/*/e.md", ["sub/deep/e.md"]),
+    ("s**/*.md", ["sub/d.md"]),  # `**` inside a name is `*` (REVIEW16 #18)
 ])
 def test_globs_match_as_the_shell_would(tmp_path: Path, pattern: str,
                                         matched: list[str]) -> None:

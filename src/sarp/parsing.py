@@ -22,7 +22,7 @@ from sarp.dialects.rendering import WRITES_JSON, writable
 from sarp.dialects.sarif import is_sarif, results_from_sarif
 from sarp.model import Conformance, Delivery, Diagnostic, Result, Status, build
 from sarp.text import jsontext
-from sarp.text.decode import note_decoding
+from sarp.text.decode import Note, note_decoding
 from sarp.text.inline import list_item
 from sarp.text.lines import PLAIN, Document
 
@@ -52,10 +52,12 @@ def parse(text: str, *, dialect: str | None = None, policy: Policy | None = None
     if dialect is not None and dialect not in DIALECTS:
         raise KeyError(f"unknown dialect {dialect!r}; known: {', '.join(DIALECTS)}")
     policy = policy or Policy()
-    if jsontext.has_lone_surrogate(text):
+    surrogate = jsontext.first_lone_surrogate(text)
+    if surrogate >= 0:
         # a reply cut mid-emoji by `json.loads` of an API answer: no encoder writes it
         return note_decoding(parse(jsontext.scrub(text), dialect=dialect, policy=policy),
-                             "lone UTF-16 surrogates, each replaced with U+FFFD")
+                             Note("lone UTF-16 surrogates, each replaced with U+FFFD",
+                                  text.count("\n", 0, surrogate) + 1))
     try:
         if dialect is None and is_sarif(text):
             return _one_result(results_from_sarif(text, "", policy))

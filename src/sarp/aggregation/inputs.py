@@ -91,7 +91,8 @@ def _walk(root: Path, depth: int | None, skipped: list[str] | None) -> Iterator[
 
 
 def _glob(pattern: str, skipped: list[str] | None) -> Iterator[Path]:
-    """The files `pattern` matches (`*`, `?`, `[...]` within a name, `**` across folders),
+    """The files `pattern` matches (`*`, `?`, `[...]` within a name, `**` as a whole part
+    across folders, as the shell's globstar),
     found by walking its fixed leading folder once: `glob.glob(recursive=True)` follows
     symlinked folders, and two links to `.` made it run for minutes."""
     parts = Path(pattern).parts
@@ -100,7 +101,7 @@ def _glob(pattern: str, skipped: list[str] | None) -> Iterator[Path]:
     if not base.is_dir():
         return
     rest = parts[fixed:]
-    depth = None if any("**" in part for part in rest) else len(rest) - 1
+    depth = None if "**" in rest else len(rest) - 1
     matcher = re.compile(_translate("/".join(rest)))
     for path in _walk(base, depth, skipped):
         if matcher.fullmatch(path.relative_to(base).as_posix()):
@@ -112,10 +113,11 @@ def _translate(pattern: str) -> str:
     out: list[str] = []
     i, n = 0, len(pattern)
     while i < n:
-        if pattern.startswith("**/", i):
+        whole = i == 0 or pattern[i - 1] == "/"  # `**` crosses folders as a whole part only
+        if whole and pattern.startswith("**/", i):
             out.append("(?:.*/)?")
             i += 3
-        elif pattern.startswith("**", i):
+        elif whole and pattern.startswith("**", i) and i + 2 == n:
             out.append(".*")
             i += 2
         elif pattern[i] == "*":

@@ -11,7 +11,7 @@ import click
 
 from sarp import DIALECTS, Diagnostic, Result, parse
 from sarp.dialects.sarif import is_sarif, results_from_sarif
-from sarp.text.decode import decode, note_decoding
+from sarp.text.decode import Note, decode, note_decoding
 
 __all__ = ["OutputFailure", "UsageFailure", "dialect_option", "format_diagnostic",
            "read_inputs"]
@@ -41,7 +41,7 @@ def read_inputs(paths: tuple[str, ...]) -> Iterator[tuple[str, str]]:
         yield name, text
 
 
-def _decoded_inputs(paths: tuple[str, ...]) -> Iterator[tuple[str, str, str | None]]:
+def _decoded_inputs(paths: tuple[str, ...]) -> Iterator[tuple[str, str, Note | None]]:
     """(name, text, what decoding it took) per input (see `sarp.text.decode`)."""
     for path in paths:
         if path == "-":

@@ -570,19 +570,24 @@ def _finding_shaped(value: Any) -> bool:
         for item in head)
 
 
+def _is_rank(key: object) -> bool:
+    from sarp.dialects.prose import SEVERITY_WORDS  # (prose imports this module)
+
+    return normalise_word(str(key)) in SEVERITY_WORDS
+
+
 def _findings_under_other_keys(b: Builder, obj: dict[str, Any], line: int) -> dict[str, Any]:
-    """`obj` with findings that sit under keys no alias names (`vulnerabilities`,
-    `results`) moved to `findings`, each key said: never a CLEAN reply that hides them."""
+    """`obj` with findings that sit under keys that name problems (`vulnerabilities`) or
+    ranks (`critical`) moved to `findings`, each key said: never a CLEAN reply that hides
+    them. Other lists shaped like findings (`checks`) stay in fields, said too."""
     if any(RESULT_KEYS.get(key_name(key)) == "findings" for key in obj):
         return obj
-    from sarp.dialects.prose import SEVERITY_WORDS
-
     found: list[str] = []
     for key, value in obj.items():
         name = key_name(key)
         if RESULT_KEYS.get(name) is not None or not _finding_shaped(value):
             continue
-        if name in _PROBLEM_KEYS or normalise_word(str(key)) in SEVERITY_WORDS:
+        if name in _PROBLEM_KEYS or _is_rank(key):
             found.append(key)
         else:  # `"checks": [...]`: objects shaped like findings, but maybe good news
             b.diag("SARP405", line, path=str(key), problem="holds objects shaped like findings"
@@ -593,20 +598,21 @@ def _findings_under_other_keys(b: Builder, obj: dict[str, Any], line: int) -> di
     for key in found:
         b.diag("SARP408", line, written=key, canonical="findings")
     moved = {key: value for key, value in obj.items() if key not in found}
-    moved["findings"] = _flat_findings(b, {key: obj[key] for key in found}, line) \
-        if all(normalise_word(str(key)) in SEVERITY_WORDS for key in found) \
-        else [item for key in found for item in obj[key]]
+    moved["findings"] = _flat_findings(b, {key: obj[key] for key in found}, line)
     return moved
 
 
 def _flat_findings(b: Builder, value: Any, line: int) -> Any:
-    """Findings grouped by severity (`{"critical": [...], "minor": [...]}`) or in nested
-    lists (`[[{...}], [{...}]]`) as one list, each item keeping its group's severity."""
-    from sarp.dialects.prose import SEVERITY_WORDS
-
-    if isinstance(value, dict) and value and all(
-            normalise_word(str(key)) in SEVERITY_WORDS and isinstance(items, list)
-            for key, items in value.items()):
+    """Findings in groups as one list: groups by rank (`{"critical": [...]}`, each item
+    keeping its group's severity) or by problem key (from `_findings_under_other_keys`),
+    or nested lists (`[[{...}], [{...}]]`). Anything else is returned as it is."""
+    if isinstance(value, dict) and value and all(isinstance(v, list) for v in value.values()):
+        if not all(map(_is_rank, value)):  # (`{"security": [...], "docs": [...]}`)
+            if not all(key_name(key) in _PROBLEM_KEYS for key in value):
+                b.diag("SARP405", line, path="findings", problem="is grouped by "
+                       f"{', '.join(map(str, value))}; read as one list",
+                       hint="Write findings as one list of objects.")
+            return [item for items in value.values() for item in items]
         b.diag("SARP405", line, path="findings", problem="is grouped by severity; read as"
                " one list", hint="Write findings as one list, each with its severity.")
         return [{"severity": key, "description": item} if isinstance(item, str) else

@@ -259,6 +259,18 @@ _CHANGELOG: Final = re.compile(r"(?:fixed|added|changed|removed|updated|refactor
                                r"moved|bumped|implemented)\b", re.IGNORECASE)
 
 
+def _item_rank(text: str, plain: str) -> tuple[str, str] | None:
+    """(rank word, the rest) of a list item a rank leads: `[HIGH] text`, `WARNING: text`,
+    `P1: text`, or `**P0** text` (a P-rank alone in bold; bare, it needs a `:`)."""
+    bullet = _BULLET.match(plain)
+    if bullet is not None:
+        return bullet["sev"] or bullet["sev2"] or bullet["sev3"], plain[bullet.end():]
+    bold = _BOLD_P_RANK.match(text.lstrip())
+    if bold is not None:
+        return bold.group(1), strip_emphasis(text.lstrip()[bold.end():])
+    return None
+
+
 def _bare_rank(word: str) -> str:
     """`Low priority`, `High severity` -> the rank word: the reply's scale is read from the
     words it ranks with, and a second word would change it."""
@@ -643,19 +655,14 @@ def read_prose_findings(b: Builder, start: int, end: int, *, loose: bool = False
         text, after = _fold(doc.lines, doc.kinds, i, end, item)
         at, i = i, after  # the item starts at `at`; scanning goes on after its last line
         plain = strip_emphasis(text)
-        bullet = _BULLET.match(plain)
         id_first = _id_severity_head(plain)
         if id_first is not None:  # `- DR-001 (INCONSISTENCY) a.py:3 — text`
             _add_item(b, at, id_first[0], f"{id_first[3]}: {id_first[1]}")
             count += 1
             continue
-        bold_p = _BOLD_P_RANK.match(text.lstrip()) if bullet is None else None
-        if bullet is not None or bold_p is not None:
-            # (`**P0** text`: a P-rank alone in bold leads the item; bare, it needs a `:`)
-            sev = bullet["sev"] or bullet["sev2"] or bullet["sev3"] if bullet is not None \
-                else bold_p.group(1) if bold_p is not None else ""
-            rest = plain[bullet.end() :] if bullet is not None \
-                else strip_emphasis(text.lstrip()[bold_p.end():]) if bold_p is not None else ""
+        ranked = _item_rank(text, plain)
+        if ranked is not None:
+            sev, rest = ranked
             if normalise_word(sev) in SEVERITY_WORDS and not (
                     loose and _NOTHING.fullmatch(rest.strip(" *_"))):
                 _add_item(b, at, sev, rest)

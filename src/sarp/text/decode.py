@@ -6,12 +6,12 @@
 from __future__ import annotations
 
 import codecs
-from typing import Final
+from typing import Final, NamedTuple
 
 from sarp import diagnostics
 from sarp.model import Conformance, Result
 
-__all__ = ["decode", "note_decoding"]
+__all__ = ["Note", "decode", "note_decoding"]
 
 # longest mark first: UTF-32 LE starts with the UTF-16 LE mark
 _MARKS: Final = ((codecs.BOM_UTF32_LE, "utf-32-le", "UTF-32"),
@@ -20,7 +20,14 @@ _MARKS: Final = ((codecs.BOM_UTF32_LE, "utf-32-le", "UTF-32"),
                  (codecs.BOM_UTF16_BE, "utf-16-be", "UTF-16"))
 
 
-def decode(data: bytes) -> tuple[str, str | None]:
+class Note(NamedTuple):
+    """What reading a reply's bytes took, and the line it first mattered on."""
+
+    what: str
+    line: int = 1
+
+
+def decode(data: bytes) -> tuple[str, Note | None]:
     """The text of `data`, and what reading it took (None for plain UTF-8, with or without
     its byte order mark)."""
     skipped = 0
@@ -31,20 +38,19 @@ def decode(data: bytes) -> tuple[str, str | None]:
         for mark, codec, name in _MARKS:
             if data.startswith(mark):
                 text = data[len(mark):].decode(codec, errors="replace")
-                return text, f"{name} with a byte order mark; read as {name}"
+                return text, Note(f"{name} with a byte order mark; read as {name}")
     try:
         return data.decode("utf-8"), None
     except UnicodeDecodeError as exc:
         text = data.decode("utf-8", errors="replace")
-        line = data.count(b"\n", 0, exc.start) + 1
-        return text, (f"bytes that are not UTF-8, the first at byte {exc.start + skipped} "
-                      f"(line {line}); each replaced with U+FFFD")
+        return text, Note(f"bytes that are not UTF-8, the first at byte {exc.start + skipped};"
+                          " each replaced with U+FFFD", data.count(b"\n", 0, exc.start) + 1)
 
 
-def note_decoding(result: Result, note: str | None) -> Result:
+def note_decoding(result: Result, note: Note | None) -> Result:
     """`result` with SARP008 when its bytes were not plain UTF-8 (a repair of the reply)."""
     if note is not None:
-        result.diagnostics.insert(0, diagnostics.make("SARP008", 1, what=note))
+        result.diagnostics.insert(0, diagnostics.make("SARP008", note.line, what=note.what))
         if result.conformance is Conformance.CONFORMANT:
             result.conformance = Conformance.REPAIRED
     return result

@@ -11,7 +11,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["has_lone_surrogate", "has_surrogate_escape", "loads", "scrub"]
+__all__ = ["first_lone_surrogate", "has_surrogate_escape", "loads", "scrub"]
 
 _ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -21,9 +21,10 @@ def has_surrogate_escape(text: str) -> bool:
     return _ESCAPE.search(text) is not None
 
 
-def has_lone_surrogate(text: str) -> bool:
-    """Whether `text` itself holds a surrogate (decoded, not escaped)."""
-    return _SURROGATE.search(text) is not None
+def first_lone_surrogate(text: str) -> int:
+    """Where `text` itself first holds a surrogate (decoded, not escaped), or -1."""
+    found = _SURROGATE.search(text)
+    return found.start() if found is not None else -1
 
 
 def loads(text: str, **options: Any) -> Any:
